@@ -1,0 +1,67 @@
+"""The `assessor` command. Commands parse options, call one library function and render; no logic here."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from assessor.errors import AssessorError
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 1
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="assessor")
+def cli() -> None:
+    """Read RL post-training runs and say: continue, stop, or roll back."""
+
+
+@cli.command()
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def inspect(run_dir: Path, fmt: str) -> None:
+    """Show what was read from RUN_DIR: sources, metrics, checkpoints, GPU telemetry, facts, warnings."""
+    from assessor import inspect_run, load_run
+    from assessor.report.inspect_text import render_inspection
+
+    report = inspect_run(load_run(run_dir))
+    if fmt == "json":
+        click.echo(report.model_dump_json(indent=2))
+    else:
+        render_inspection(report, Console(highlight=False))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: runs the CLI and maps errors to exit codes (2 bad input, 1 internal error)."""
+    try:
+        cli.main(args=argv, prog_name="assessor", standalone_mode=False)
+    except AssessorError as error:
+        click.echo(f"Error: {error}", err=True)
+        return EXIT_BAD_INPUT
+    except click.exceptions.Exit as exit_:
+        return exit_.exit_code
+    except click.ClickException as error:
+        error.show()
+        return EXIT_BAD_INPUT
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return EXIT_INTERNAL
+    except Exception as error:  # the last line of defence: never a bare traceback for users
+        if os.environ.get("ASSESSOR_DEBUG"):
+            raise
+        click.echo(
+            f"Error: internal error ({type(error).__name__}: {error}). Set ASSESSOR_DEBUG=1 for the traceback "
+            "and report it with the command you ran.",
+            err=True,
+        )
+        return EXIT_INTERNAL
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

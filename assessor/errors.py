@@ -1,0 +1,19 @@
+"""Errors that reach the user. Each message names the file or key at fault and the next step."""
+
+from __future__ import annotations
+
+
+class AssessorError(Exception):
+    """Base class for every error the CLI turns into a one-line message (exit code 2)."""
+
+
+class RunNotFoundError(AssessorError):
+    """The run path does not exist or is not readable."""
+
+
+class NoMetricsError(AssessorError):
+    """Nothing readable was found in the run directory."""
+
+
+class UnreadableSourceError(AssessorError):
+    """A single file could not be read at all (raised by readers, caught by the loader)."""

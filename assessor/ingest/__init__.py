@@ -1,0 +1,277 @@
+"""Read a run directory, in whatever shape its framework wrote it, into one canonical `Run`.
+
+Readers are looked up by name in `READERS` and imported lazily (TensorBoard's protobuf classes are only
+loaded when a run has event files). Each reader parses one format; `normalize` does the rest once.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from assessor.errors import NoMetricsError, RunNotFoundError, UnreadableSourceError
+from assessor.ingest.base import Reader, SourceData, read_head
+from assessor.ingest.discover import Discovery, discover
+from assessor.ingest.facts import read_config_file
+from assessor.ingest.normalize import NormalizedSource, merge_pieces, normalize_source
+from assessor.run import NONFINITE_COLUMNS, Run, RunFacts, SourceInfo
+
+# name -> module holding `READER`; the order is the sniffing order for ordinary files.
+READERS: dict[str, str] = {
+    "trl_state": "assessor.ingest.trl_state",
+    "nvidia_smi": "assessor.ingest.nvidia_smi",
+    "csv": "assessor.ingest.csv_log",
+    "jsonl": "assessor.ingest.jsonl",
+    "console": "assessor.ingest.console",
+    "tensorboard": "assessor.ingest.tensorboard",
+}
+_SNIFFED = ("trl_state", "nvidia_smi", "csv", "jsonl", "console")
+
+# Facts stated in configs beat facts read off logs; both beat inference.
+_FACT_PRIORITY = {"config": 0, "trl_state": 1, "hf_log_list": 1, "tensorboard": 2, "jsonl": 2, "csv": 3}
+
+
+def get_reader(name: str) -> Reader:
+    """The reader registered under `name`."""
+    if name not in READERS:
+        raise KeyError(f"unknown reader {name!r}; known: {', '.join(READERS)}")
+    reader: Reader = importlib.import_module(READERS[name]).READER
+    return reader
+
+
+def load_run(path: str | Path) -> Run:
+    """Read everything we understand under `path` (a run directory or a single log file) into a `Run`.
+
+    Raises:
+        RunNotFoundError: the path does not exist.
+        NoMetricsError: nothing readable was found; the message names what was tried and the fix.
+    """
+    root = Path(path).expanduser()
+    if not root.exists():
+        raise RunNotFoundError(f"{root}: no such file or directory; pass the run's output directory")
+    found = discover(root.resolve())
+    warnings: list[str] = []
+    ignored: list[str] = []
+    datas = _read_all(found, warnings, ignored)
+
+    normalized = [normalize_source(data, _source_name(found, data)) for data in datas]
+    metrics, overlap_notes = merge_pieces(normalized)
+    sources = [_source_info(n, data, found) for n, data in zip(normalized, datas, strict=True)]
+    for note in overlap_notes:
+        warnings.append(f"{note}")
+    for source in normalized:
+        warnings.extend(source.warnings)
+    if metrics.empty:
+        raise NoMetricsError(_nothing_readable_message(root, found, warnings, ignored))
+
+    nonfinite = _nonfinite(normalized)
+    warnings.extend(_nonfinite_warnings(nonfinite))
+    unknown = sorted({k for n in normalized for k in n.unknown_keys})
+    if unknown:
+        shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+        warnings.append(f"{len(unknown)} metric keys are not in our alias table and keep their own names: {shown}")
+    if found.truncated_walk:
+        warnings.append(f"{root}: more than 50,000 files; stopped looking. Point assessor at the run's own folder")
+
+    gpu, devices = _gpu(datas)
+    facts = _facts(found, datas, metrics)
+    _check_facts(facts, metrics, warnings)
+    name = root.name if root.is_dir() else root.stem
+    return Run(
+        path=root, name=name, metrics=metrics, nonfinite=nonfinite, checkpoints=found.checkpoints, gpu=gpu,
+        gpu_devices=devices, facts=facts, sources=sources, warnings=warnings + [f"ignored {x}" for x in ignored],
+    )
+
+
+def _read_all(found: Discovery, warnings: list[str], ignored: list[str]) -> list[SourceData]:
+    datas: list[SourceData] = []
+
+    def attempt(reader_name: str, path: Path, quiet: bool = False) -> SourceData | None:
+        try:
+            return get_reader(reader_name).read(path)
+        except UnreadableSourceError as error:
+            (ignored if quiet else warnings).append(str(error) if not quiet else f"{found.rel(path)}: {error}")
+            return None
+
+    for data in _trainer_states(found, warnings):
+        datas.append(data)
+    if found.event_files:
+        from assessor.ingest.tensorboard import read_event_files
+
+        try:
+            datas.append(read_event_files(sorted(found.event_files), found.root))
+        except UnreadableSourceError as error:
+            warnings.append(str(error))
+    for path in found.files:
+        head = read_head(path)
+        for reader_name in _SNIFFED:
+            if get_reader(reader_name).sniff(path, head):
+                # Plain text logs are often not metric logs at all: say so quietly.
+                data = attempt(reader_name, path, quiet=reader_name == "console")
+                if data is not None:
+                    datas.append(data)
+                break
+    return datas
+
+
+def _trainer_states(found: Discovery, warnings: list[str]) -> Iterable[SourceData]:
+    """The top-level trainer state, and the newest readable checkpoint's (older ones are subsets)."""
+    reader = get_reader("trl_state")
+    top = [p for step, p in found.trainer_states if step is None]
+    in_checkpoints = sorted(((s, p) for s, p in found.trainer_states if s is not None), reverse=True)
+    for path in top:
+        try:
+            yield reader.read(path)
+        except UnreadableSourceError as error:
+            warnings.append(str(error))
+    for _, path in in_checkpoints:
+        try:
+            yield reader.read(path)
+            return
+        except UnreadableSourceError as error:
+            warnings.append(f"{error} (trying the previous checkpoint)")
+
+
+def _source_name(found: Discovery, data: SourceData) -> str:
+    return found.rel(data.path)
+
+
+def _source_info(source: NormalizedSource, data: SourceData, found: Discovery) -> SourceInfo:
+    steps = [int(p.steps[0]) for p in source.pieces if len(p.steps)] + [
+        int(p.steps[-1]) for p in source.pieces if len(p.steps)
+    ]
+    points = source.points
+    keys = len({p.source_key for p in source.pieces})
+    if data.gpu is not None:
+        points = len(data.gpu)
+        keys = int(data.gpu["field"].nunique())
+    return SourceInfo(
+        path=source.source, format=data.format if data.format else source.format, keys=keys, points=points,
+        first_step=min(steps) if steps else None, last_step=max(steps) if steps else None, notes=source.notes,
+    )
+
+
+def _nonfinite(sources: list[NormalizedSource]) -> pd.DataFrame:
+    frames = [f for s in sources for f in s.nonfinite]
+    if not frames:
+        return pd.DataFrame({c: pd.Series(dtype="int64" if c == "step" else "object") for c in NONFINITE_COLUMNS})
+    return pd.concat(frames, ignore_index=True)
+
+
+def _nonfinite_warnings(nonfinite: pd.DataFrame) -> list[str]:
+    out = []
+    for (metric, split), rows in nonfinite.groupby(["metric", "split"], sort=True):
+        steps = sorted(int(s) for s in rows["step"].unique())
+        shown = ", ".join(str(s) for s in steps[:8]) + (" ..." if len(steps) > 8 else "")
+        kinds = "/".join(sorted(set(rows["kind"])))
+        where = "" if split == "train" else f" ({split})"
+        out.append(f"{metric}{where}: {len(steps)} {kinds} values at steps {shown} (treated as missing)")
+    return out
+
+
+def _gpu(datas: list[SourceData]) -> tuple[pd.DataFrame | None, dict[int, str]]:
+    frames = [d.gpu for d in datas if d.gpu is not None]
+    devices: dict[int, str] = {}
+    for data in datas:
+        devices.update(data.gpu_devices)
+    if not frames:
+        return None, devices
+    gpu = pd.concat(frames, ignore_index=True).sort_values(["time", "device"], kind="stable").reset_index(drop=True)
+    return gpu, devices
+
+
+def _facts(found: Discovery, datas: list[SourceData], metrics: pd.DataFrame) -> RunFacts:
+    candidates: list[tuple[int, str, Any, str]] = []
+    for path in found.config_files:
+        for name, (value, origin) in read_config_file(path, found.rel(path)).items():
+            candidates.append((_FACT_PRIORITY["config"], name, value, origin))
+    for data in datas:
+        priority = _FACT_PRIORITY.get(data.format, 4)
+        for name, (value, origin) in data.facts.items():
+            candidates.append((priority, name, value, origin))
+    chosen: dict[str, Any] = {}
+    provenance: dict[str, str] = {}
+    for _, name, value, origin in sorted(candidates, key=lambda c: c[0]):
+        if name in RunFacts.model_fields and name != "provenance" and name not in chosen and value is not None:
+            chosen[name] = value
+            provenance[name] = origin
+    interval = _measured_interval(metrics)
+    if interval is not None:
+        chosen["logging_interval"] = interval
+        provenance["logging_interval"] = "measured: median gap between logged training steps"
+    if "algorithm" not in chosen:
+        algorithm = _infer_algorithm(metrics, chosen.get("framework"))
+        if algorithm:
+            chosen["algorithm"] = algorithm
+            provenance["algorithm"] = "inferred from the logged metrics"
+    if "framework" not in chosen:
+        framework = _infer_framework(metrics)
+        if framework:
+            chosen["framework"] = framework
+            provenance["framework"] = "inferred from the metric keys"
+    return RunFacts(**chosen, provenance=provenance)
+
+
+def _measured_interval(metrics: pd.DataFrame) -> int | None:
+    train = metrics[metrics["split"] == "train"]
+    if train.empty:
+        return None
+    densest = train["metric"].value_counts().index[0]
+    steps = np.unique(train.loc[train["metric"] == densest, "step"].to_numpy())
+    if len(steps) < 2:
+        return None
+    return int(np.median(np.diff(steps)))
+
+
+def _infer_algorithm(metrics: pd.DataFrame, framework: str | None) -> str | None:
+    names = set(metrics["metric"].astype(str).unique())
+    if names & {"pref_margin", "pref_reward_chosen", "pref_accuracy"}:
+        return "dpo"
+    if names & {"value_loss", "value_mean", "value_explained_var"}:
+        return "ppo"
+    if "num_gen_batches" in names:
+        return "dapo"
+    if "reward_mean" in names and (
+        names & {"reward_zero_std_frac", "reward_std", "advantage_std"} or framework in ("trl", "verl")
+    ):
+        return "grpo"
+    return None
+
+
+def _infer_framework(metrics: pd.DataFrame) -> str | None:
+    keys = {str(k) for k in metrics["source_key"].unique()}
+    if any(k.startswith(("critic/", "actor/", "timing_s/", "val-core/")) for k in keys):
+        return "verl"
+    if any(k.startswith(("completions/", "rewards/", "train/rewards/")) or k == "frac_reward_zero_std" for k in keys):
+        return "trl"
+    return None
+
+
+def _check_facts(facts: RunFacts, metrics: pd.DataFrame, warnings: list[str]) -> None:
+    # Say so when the run has gone past what its config planned (an extended or mislabelled run).
+    last = metrics.loc[metrics["split"] == "train", "step"]
+    if facts.planned_total_steps and len(last) and int(last.max()) > facts.planned_total_steps:
+        warnings.append(
+            f"logged steps reach {int(last.max())}, past the planned {facts.planned_total_steps} "
+            f"({facts.provenance.get('planned_total_steps', 'config')})"
+        )
+
+
+def _nothing_readable_message(root: Path, found: Discovery, warnings: list[str], ignored: list[str]) -> str:
+    problems = warnings + ignored
+    if problems:
+        return problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more problems)"
+    if found.checkpoints:
+        return (
+            f"{root}: found {len(found.checkpoints)} checkpoints but no metric logs; keep `trainer_state.json` in "
+            "checkpoints, or point assessor at the folder with the training logs"
+        )
+    return (
+        f"{root}: no training logs found (looked for trainer_state.json, TensorBoard event files, CSV, JSONL and "
+        "console logs); point assessor at the run's output directory"
+    )

@@ -1,0 +1,283 @@
+"""One table from framework metric keys to canonical names.
+
+Every reader hands us the keys exactly as the framework wrote them; `resolve` turns one key into a
+canonical metric name, a split (train or eval) and a unit conversion. Keys we do not know pass through
+under their own name (minus a `train/` prefix, so TensorBoard and JSON copies of one key still meet).
+
+Sources for the names: `../shared/reference/metrics-and-formats.md` (TRL, verl, OpenRLHF, NeMo-RL, the
+reasoning-from-scratch CSVs), checked against each framework's source.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Split = Literal["train", "eval"]
+
+# canonical name -> the framework keys that mean it (train split; eval keys are derived by prefix).
+CANONICAL: dict[str, tuple[str, ...]] = {
+    # --- reward and learning signal
+    "reward_mean": (
+        "reward", "critic/score/mean", "objective/scores", "env/reward_mean", "ppo/mean_scores",
+        "rollout/reward_mean", "reward_avg",
+    ),
+    "reward_std": ("reward_std", "env/reward_std", "ppo/std_scores", "rollout/reward_std"),
+    "reward_max": ("critic/score/max",),
+    "reward_min": ("critic/score/min",),
+    "reward_shaped_mean": ("critic/rewards/mean", "objective/rlhf_reward", "return"),
+    "reward_shaped_max": ("critic/rewards/max",),
+    "reward_shaped_min": ("critic/rewards/min",),
+    "reward_group_std_mean": ("group_reward_std",),
+    "reward_zero_std_frac": ("frac_reward_zero_std",),
+    "reward_kl_penalty": ("objective/non_score_reward", "ppo/mean_non_score_reward"),
+    "advantage_mean": ("critic/advantages/mean", "adv_avg", "ppo/policy/advantages_mean", "advantages/mean"),
+    "advantage_std": ("adv_std",),
+    "advantage_max": ("critic/advantages/max", "advantages/max"),
+    "advantage_min": ("critic/advantages/min", "advantages/min"),
+    "returns_mean": ("critic/returns/mean", "ppo/returns/mean"),
+    "dynamic_filtering_pass_rate": ("dynamic_filtering_pass_rate",),
+    "num_gen_batches": ("train/num_gen_batches", "num_gen_batches"),
+    # --- KL and policy movement
+    "kl": (
+        "kl", "objective/kl", "actor/kl_loss", "actor/reward_kl_penalty", "critic/kl", "kl_penalty",
+        "kl_loss",
+    ),
+    "kl_coef": ("objective/kl_coef", "actor/kl_coef", "actor/reward_kl_penalty_coeff", "critic/kl_coeff"),
+    "policy_shift_kl": ("policy/approxkl_avg", "ppo/policy/approxkl", "actor/ppo_kl", "ppo_kl"),
+    "entropy": (
+        "entropy", "objective/entropy", "actor/entropy", "actor/entropy_loss", "entropy_loss",
+        "approx_entropy", "entropy_avg", "ppo/policy/entropy",
+    ),
+    "clip_ratio_region": (
+        "clip_ratio/region_mean", "clip_ratio", "policy/clipfrac_avg", "ppo/policy/clipfrac",
+        "actor/pg_clipfrac", "ppo_clip_ratio",
+    ),
+    "clip_ratio_low": ("clip_ratio/low_mean",),
+    "clip_ratio_high": ("clip_ratio/high_mean",),
+    "clip_ratio_low_min": ("clip_ratio/low_min",),
+    "clip_ratio_high_max": ("clip_ratio/high_max",),
+    "clip_ratio_dual": ("actor/pg_clipfrac_lower",),
+    "importance_ratio_mean": ("val/ratio", "ppo/policy/ratio", "probs_ratio", "policy_ratio"),
+    "train_infer_mismatch": (
+        "sampling/sampling_logp_difference/mean", "training/rollout_probs_diff_mean", "vllm_kl",
+        "gen_kl_error", "token_mult_prob_error",
+    ),
+    # --- losses and optimisation
+    "loss": ("loss", "ppo/loss/total"),
+    "pg_loss": ("policy_loss", "loss/policy_avg", "ppo/loss/policy", "actor/pg_loss"),
+    "value_loss": ("loss/value_avg", "ppo/loss/value", "critic/vf_loss", "critic_loss"),
+    "value_clip_ratio": ("critic/vf_clipfrac", "val/clipfrac_avg", "ppo/val/clipfrac"),
+    "value_explained_var": ("critic/vf_explained_var", "ppo/val/var_explained"),
+    "value_mean": ("critic/values/mean", "critic/vpred_mean", "values", "ppo/val/mean"),
+    "grad_norm": ("grad_norm", "actor/grad_norm", "actor_grad_norm"),
+    "critic_grad_norm": ("critic/grad_norm", "critic_grad_norm"),
+    "lr": ("learning_rate", "lr", "ppo/learning_rate", "actor/lr", "actor_lr"),
+    "critic_lr": ("critic/lr", "critic_lr"),
+    # --- lengths
+    "response_length_mean": (
+        "completions/mean_length", "completion_length", "tokens/responses_len_mean", "response_length/mean",
+        "response_length", "rollout/response_length_mean", "mean_gen_tokens_per_sample", "avg_response_len",
+    ),
+    "response_length_max": ("completions/max_length", "response_length/max", "max_gen_tokens_per_sample"),
+    "response_length_min": ("completions/min_length", "response_length/min"),
+    "response_length_clip_ratio": (
+        "completions/clipped_ratio", "response_length/clip_ratio", "truncated", "rollout/truncated_rate",
+        "truncation_rate",
+    ),
+    "response_length_terminated_mean": ("completions/mean_terminated_length",),
+    "response_length_terminated_min": ("completions/min_terminated_length",),
+    "response_length_terminated_max": ("completions/max_terminated_length",),
+    "prompt_length_mean": ("prompt_length/mean", "mean_prompt_length"),
+    "natural_termination_rate": ("natural_termination_rate",),
+    # --- tokens, throughput, phases
+    "tokens_total": ("num_tokens",),
+    "tokens_step": ("perf/total_num_tokens", "total_num_tokens"),
+    "tokens_per_s": ("tokens_per_sec",),
+    "throughput_tokens_per_s_per_gpu": ("perf/throughput", "timing/train/valid_tokens_per_sec_per_gpu"),
+    "mfu": ("perf/mfu/actor",),
+    "time_step_s": (
+        "step_time", "timing_s/step", "perf/time_per_step", "timing/step_total", "timing/step",
+        "timing/train/total_step_time", "time/ppo/total",
+    ),
+    "time_generation_s": ("timing_s/gen", "timing/gen", "timing/generation", "timing/train/generation"),
+    "time_update_s": (
+        "timing_s/update_actor", "timing/update_actor", "timing/ppo_train", "timing/train/policy_training",
+        "time/ppo/optimize_step",
+    ),
+    "time_update_critic_s": ("timing_s/update_critic", "timing/update_critic"),
+    "time_ref_logprob_s": ("timing_s/ref", "timing/ref", "timing/train/policy_and_reference_logprobs"),
+    "time_old_logprob_s": ("timing_s/old_log_prob", "timing/old_log_prob"),
+    "time_values_s": ("timing_s/values", "timing/values"),
+    "time_advantage_s": ("timing_s/adv", "timing/adv", "timing/train/advantage_calculation"),
+    "time_reward_s": ("timing_s/reward", "timing/reward", "timing/train/reward_calculation", "time/ppo/compute_rewards"),
+    "time_make_experience_s": ("timing/make_experience",),
+    "time_weight_sync_s": (
+        "timing_s/update_weights", "timing/broadcast",
+        "timing/train/prepare_for_generation/transfer_and_update_weights",
+    ),
+    "time_eval_s": ("timing_s/testing", "timing/testing"),
+    "time_checkpoint_s": ("timing_s/save_checkpoint", "timing/save_checkpoint", "timing/train/checkpointing"),
+    "gpu_memory_allocated_gb": ("perf/max_memory_allocated_gb",),
+    "gpu_memory_reserved_gb": ("perf/max_memory_reserved_gb",),
+    "cpu_memory_used_gb": ("perf/cpu_memory_used_gb",),
+    # --- preference optimisation (DPO and friends)
+    "pref_accuracy": ("rewards/accuracies", "acc"),
+    "pref_margin": ("rewards/margins",),
+    "pref_reward_chosen": ("rewards/chosen", "chosen_reward", "rewards_chosen_mean"),
+    "pref_reward_rejected": ("rewards/rejected", "reject_reward", "rewards_rejected_mean"),
+    "logps_chosen": ("logps/chosen",),
+    "logps_rejected": ("logps/rejected",),
+    "logits_chosen": ("logits/chosen",),
+    "logits_rejected": ("logits/rejected",),
+    "mean_token_accuracy": ("mean_token_accuracy",),
+    # --- held-out evaluation (also reached through the eval prefixes)
+    "accuracy": ("eval_acc", "accuracy"),
+    "pass_at_k": ("pass_k",),
+    "epoch": ("epoch", "training/epoch"),
+}
+
+# Keys that are counters, axes or end-of-run summaries rather than curves.
+NOT_METRICS: frozenset[str] = frozenset({
+    "step", "global_step", "_step", "_runtime", "_timestamp", "total_steps", "trainer/global_step",
+    "training/global_step", "train_runtime", "train_samples_per_second", "train_steps_per_second",
+    "total_flos", "train_loss", "timestamp", "wall_time", "episode", "eps",
+})
+
+# Keys we know and deliberately keep under their own name (not "unknown").
+KNOWN_PASSTHROUGH_PREFIXES: tuple[str, ...] = (
+    "rewards/", "completions/", "clip_ratio/", "sampling/", "critic/", "actor/", "response_length/",
+    "prompt_length/", "timing_s/", "timing_per_token_ms/", "timing/", "perf/", "global_seqlen/",
+    "val-aux/", "val-core/", "objective/", "policy/", "loss/", "val/", "tokens/", "env/", "ppo/",
+    "rollout/", "tools/", "response_length_non_aborted/", "response/", "training/", "variance_proxy/",
+    "rollout_corr/", "performance/", "baseline_reward/", "num_turns/", "tool_call_counts/",
+)
+KNOWN_PASSTHROUGH: frozenset[str] = frozenset({
+    "runtime", "samples_per_second", "steps_per_second", "entropy_coef", "aux_loss", "nll_loss",
+    "cispo_clip_ratio", "policy_ratio", "kl_coef", "total_length", "ptx_loss", "logprobs_diff",
+    "loss_mean", "acc_mean", "generated_samples",
+})
+
+# Values logged as percentages (0-100) that we keep as fractions.
+PERCENT_IF_ABOVE_ONE: frozenset[str] = frozenset({"eval_acc"})
+
+_ALIASES: dict[str, str] = {}
+for _canonical, _keys in CANONICAL.items():
+    for _key in _keys:
+        if _key in _ALIASES:  # pragma: no cover - guarded by a test as well
+            raise ValueError(f"alias {_key!r} is listed for both {_ALIASES[_key]!r} and {_canonical!r}")
+        _ALIASES[_key] = _canonical
+
+_SCALE_SUFFIX = re.compile(r"^(?P<base>.+)\((?P<scale>[0-9.]+e[-+]?\d+)\)$")
+_REWARD_FN = re.compile(r"^rewards/(?P<fn>.+?)(?:/(?P<stat>mean|std))?$")
+_VERL_VAL = re.compile(r"^val-core/(?P<ds>.+)/(?P<var>[^/]+)/(?P<stat>mean|best|maj|worst)@(?P<n>\d+)(?:/mean)?$")
+_OPENRLHF_EVAL = re.compile(r"^(?P<ds>.*?)_?(?P<what>pass(?P<n>\d+)|response_length_mean|truncated_rate)$")
+_VERL_OLD_VAL = re.compile(r"^val/test_score/(?P<ds>.+)$")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What one framework key means.
+
+    Attributes:
+        metric: canonical name (or the key itself when unknown).
+        split: "train" or "eval".
+        scale: multiply raw values by this (verl's `actor/lr(1e-4)` prints lr in units of 1e-4).
+        percent: values may be percentages; the loader divides by 100 when any value exceeds 1.
+        known: False when the key is not in our table and passes through under its own name.
+    """
+
+    metric: str
+    split: Split
+    scale: float = 1.0
+    percent: bool = False
+    known: bool = True
+
+
+def resolve(key: str) -> Resolved | None:
+    """Map one raw metric key to its canonical meaning; None for counters and run summaries.
+
+    >>> resolve("train/rewards/accuracy_reward/mean")
+    Resolved(metric='reward_component/accuracy_reward_mean', split='train', scale=1.0, percent=False, known=True)
+    >>> resolve("eval_reward").metric, resolve("eval_reward").split
+    ('reward_mean', 'eval')
+    """
+    k = key.strip()
+    scale = 1.0
+    match = _SCALE_SUFFIX.match(k)
+    if match:
+        k, scale = match["base"], float(match["scale"])
+    if k in NOT_METRICS:
+        return None
+    split: Split = "train"
+    for prefix in ("system/", "system."):
+        if k.startswith(prefix):
+            k = k[len(prefix):]
+    if k.startswith("train/") and k not in _ALIASES:
+        k = k[len("train/"):]
+        if k in NOT_METRICS:
+            return None
+    if k.startswith(("eval/", "test/")):
+        split, k = "eval", k.split("/", 1)[1]
+        if k.startswith("eval_"):  # OpenRLHF: eval/eval_gsm8k_pass1
+            k = k[len("eval_"):]
+            return _openrlhf_eval(k, scale) or Resolved(k, "eval", scale, known=False)
+    elif k.startswith("eval_") and k != "eval_acc":
+        split, k = "eval", k[len("eval_"):]
+    elif k.startswith("validation/"):
+        split, k = "eval", k[len("validation/"):]
+        if k == "avg_length":
+            return Resolved("response_length_mean", "eval", scale)
+    elif k.startswith(("val-core/", "val-aux/", "val/test_score/")):
+        return _verl_validation(k, scale)
+    if k in NOT_METRICS:
+        return None
+    if k in _ALIASES:
+        canonical = _ALIASES[k]
+        if canonical == "accuracy":  # only ever a held-out number
+            split = "eval"
+        return Resolved(canonical, split, scale, percent=k in PERCENT_IF_ABOVE_ONE)
+    fn_match = _REWARD_FN.match(k)
+    if fn_match:
+        stat = fn_match["stat"] or "mean"
+        return Resolved(f"reward_component/{fn_match['fn']}_{stat}", split, scale)
+    if k.endswith("_reward_avg"):  # reasoning-from-scratch: format_reward_avg
+        return Resolved(f"reward_component/{k[: -len('_reward_avg')]}_mean", split, scale)
+    known = k in KNOWN_PASSTHROUGH or k.startswith(KNOWN_PASSTHROUGH_PREFIXES)
+    return Resolved(k, split, scale, known=known)
+
+
+def _verl_validation(key: str, scale: float) -> Resolved:
+    match = _VERL_VAL.match(key)
+    if match:
+        stat = match["stat"]
+        if stat == "mean":
+            metric = "accuracy" if match["var"] == "acc" else "reward_mean"
+            return Resolved(metric, "eval", scale)
+        if stat == "best":
+            return Resolved("pass_at_k", "eval", scale)
+        if stat == "maj":
+            return Resolved("maj_at_k", "eval", scale)
+    if _VERL_OLD_VAL.match(key):
+        return Resolved("reward_mean", "eval", scale)
+    return Resolved(key, "eval", scale, known=key.startswith(("val-aux/", "val-core/")))
+
+
+def _openrlhf_eval(key: str, scale: float) -> Resolved | None:
+    match = _OPENRLHF_EVAL.match(key)
+    if not match:
+        return None
+    what = match["what"]
+    if what == "pass1":
+        return Resolved("reward_mean", "eval", scale)
+    if what.startswith("pass"):
+        return Resolved("pass_at_k", "eval", scale)
+    if what == "response_length_mean":
+        return Resolved("response_length_mean", "eval", scale)
+    return Resolved("response_length_clip_ratio", "eval", scale)
+
+
+def is_phase_timing(metric: str) -> bool:
+    """True for the canonical per-step phase timings (`time_*_s`)."""
+    return metric.startswith("time_") and metric.endswith("_s")

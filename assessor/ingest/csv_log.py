@@ -1,0 +1,143 @@
+"""CSV metric logs: per-step logs with a step column, and tracker exports (W&B panel CSVs).
+
+Per-step logs (e.g. reasoning-from-scratch) are append-only: a restarted run appends a new run to the same
+file, which shows as `step` going back or `total_steps` changing. An empty cell means "not logged at this
+step" (eval columns are filled every N steps), never NaN.
+
+Tracker exports have a step column plus `<run name> - <metric>` columns with `__MIN`/`__MAX` companions
+(the band of a downsampled bucket), which we skip.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from assessor.errors import UnreadableSourceError
+from assessor.ingest.base import RecordBuilder, SourceData, as_int
+
+STEP_COLUMNS = ("step", "Step", "_step", "global_step", "trainer/global_step", "train/global_step", "iteration")
+_TRACKER_SEPARATOR = " - "
+_GPU_HEADER_HINTS = ("utilization.gpu", "memory.used", "power.draw")
+
+
+class CsvReader:
+    """Reads CSV logs that have a step column."""
+
+    name = "csv"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        """A `.csv` whose header has a step column (nvidia-smi logs go to their own reader)."""
+        if path.suffix.lower() not in (".csv", ".tsv"):
+            return False
+        header = head.split(b"\n", 1)[0].decode("utf-8", errors="replace")
+        if any(hint in header for hint in _GPU_HEADER_HINTS):
+            return False
+        names = [c.strip().strip('"') for c in header.replace("\t", ",").split(",")]
+        return any(c in STEP_COLUMNS for c in names)
+
+    def read(self, path: Path) -> SourceData:
+        """Read the file (see the module docstring)."""
+        try:
+            text = path.read_text(encoding="utf-8-sig", errors="replace")
+        except OSError as error:
+            raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
+        dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
+        rows = list(csv.reader(io.StringIO(text), dialect))
+        if not rows:
+            raise UnreadableSourceError(f"{path}: empty file; wait for the run to log its first step")
+        header = [c.strip() for c in rows[0]]
+        step_index = next((i for i, c in enumerate(header) if c in STEP_COLUMNS), None)
+        if step_index is None:
+            raise UnreadableSourceError(f"{path}: no step column; name one of {', '.join(STEP_COLUMNS[:4])}")
+        body = [r for r in rows[1:] if any(cell.strip() for cell in r)]
+        warnings: list[str] = []
+        if body and len(body[-1]) < len(header) and not text.endswith(("\n", "\r")):
+            warnings.append(f"{path.name}: last line is incomplete (the run may still be writing); ignored it")
+            body.pop()
+        if any(_TRACKER_SEPARATOR in c for c in header):
+            return _read_tracker_export(path, header, body, step_index, warnings)
+        return _read_step_log(path, header, body, step_index, warnings)
+
+
+def _read_step_log(
+    path: Path, header: list[str], body: list[list[str]], step_index: int, warnings: list[str]
+) -> SourceData:
+    facts: dict[str, tuple[Any, str]] = {}
+    total_index = header.index("total_steps") if "total_steps" in header else None
+    if total_index is not None and body:
+        # A change of planned total means a new run was appended: keep the newest one.
+        totals = [r[total_index] if total_index < len(r) else "" for r in body]
+        last_change = max((i for i in range(1, len(totals)) if totals[i] != totals[i - 1]), default=0)
+        if last_change:
+            warnings.append(
+                f"{path.name}: a new run starts at line {last_change + 2} (total_steps {totals[last_change - 1]} -> "
+                f"{totals[last_change]}); read the newest run and dropped {last_change} earlier rows"
+            )
+            body = body[last_change:]
+        planned = as_int(totals[-1]) if totals else None
+        if planned:
+            facts["planned_total_steps"] = (planned, f"{path.name}: total_steps")
+    builder = RecordBuilder()
+    skip = {step_index} | ({total_index} if total_index is not None else set())
+    columns = [(i, name) for i, name in enumerate(header) if i not in skip and name]
+    short_rows = 0
+    for row in body:
+        step = as_int(row[step_index]) if step_index < len(row) else None
+        if step is None:
+            short_rows += 1
+            continue
+        for i, name in columns:
+            if i < len(row):
+                cell = row[i].strip()
+                if cell:  # empty = not logged at this step
+                    builder.add(step, name, cell)
+    if short_rows:
+        warnings.append(f"{path.name}: {short_rows} rows without a step number were skipped")
+    if not len(builder):
+        raise UnreadableSourceError(f"{path}: header only, no logged steps yet; assess again after the first step")
+    if "reward_avg" in header and "avg_response_len" in header:
+        facts["framework"] = ("reasoning_from_scratch", f"{path.name}: column names")
+        facts["algorithm"] = ("grpo", f"{path.name}: reasoning-from-scratch GRPO scripts")
+    if builder.non_numeric:
+        warnings.append(f"{path.name}: non-numeric cells ignored in {sorted(builder.non_numeric)[:8]}")
+    return SourceData(path=path, format="csv", frame=builder.build(), facts=facts, warnings=warnings)
+
+
+def _read_tracker_export(
+    path: Path, header: list[str], body: list[list[str]], step_index: int, warnings: list[str]
+) -> SourceData:
+    runs: Counter[str] = Counter()
+    columns: list[tuple[int, str, str]] = []
+    for i, name in enumerate(header):
+        if i == step_index or _TRACKER_SEPARATOR not in name or name.endswith(("__MIN", "__MAX")):
+            continue
+        run, metric = name.split(_TRACKER_SEPARATOR, 1)
+        runs[run] += 1
+        columns.append((i, run, metric))
+    if not columns:
+        raise UnreadableSourceError(f"{path}: no `<run> - <metric>` columns; export the panel as CSV again")
+    chosen = runs.most_common(1)[0][0]
+    if len(runs) > 1:
+        warnings.append(
+            f"{path.name}: holds {len(runs)} runs ({', '.join(sorted(runs))}); read {chosen!r}. "
+            "Export one run per file to assess the others"
+        )
+    builder = RecordBuilder()
+    for row in body:
+        step = as_int(row[step_index]) if step_index < len(row) else None
+        if step is None:
+            continue
+        for i, run, metric in columns:
+            if run == chosen and i < len(row) and row[i].strip():
+                builder.add(step, metric, row[i].strip())
+    if not len(builder):
+        raise UnreadableSourceError(f"{path}: no values in the export; export the panel as CSV again")
+    notes = [f"tracker export of run {chosen!r}; panel exports may be downsampled"]
+    return SourceData(path=path, format="tracker_csv", frame=builder.build(), warnings=warnings, notes=notes)
+
+
+READER = CsvReader()

@@ -1,0 +1,133 @@
+"""Walk a run directory: which files to read, with which reader, and which checkpoints are on disk."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assessor.ingest.facts import CONFIG_FILE_NAMES
+from assessor.run import Checkpoint
+
+MAX_DEPTH = 6
+MAX_FILES = 50_000
+# Big binary payloads: never opened (a checkpoint's weights can be tens of GB).
+_PAYLOAD_SUFFIXES = frozenset({
+    ".safetensors", ".pt", ".pth", ".ckpt", ".bin", ".npy", ".npz", ".arrow", ".parquet", ".gguf", ".onnx",
+    ".msgpack", ".h5", ".pkl", ".distcp", ".model", ".zip", ".tar", ".gz", ".png", ".jpg", ".mp4", ".so",
+})
+_SKIP_DIRS = frozenset({"__pycache__", "node_modules", ".git", "wandb", ".ipynb_checkpoints", "site-packages"})
+_CHECKPOINT_DIR = re.compile(
+    r"^(?:checkpoint|global_step|step|iter|ckpt|epoch_\d+_step)[-_]?0*(?P<step>\d+)$", re.IGNORECASE
+)
+_CHECKPOINT_FILE = re.compile(
+    r"(?:^|[-_.])(?:step|ckpt|checkpoint|iter|global_step)[-_]?0*(?P<step>\d+)(?:[-_.]|$)", re.IGNORECASE
+)
+_CHECKPOINT_FILE_SUFFIXES = frozenset({".safetensors", ".pt", ".pth", ".ckpt", ".bin"})
+_TEXT_SUFFIXES = frozenset({".json", ".jsonl", ".csv", ".tsv", ".log", ".txt", ".out", ".err"})
+
+
+@dataclass
+class Discovery:
+    """What the walk found. Paths are absolute; `rel` makes them relative to the run directory."""
+
+    root: Path
+    files: list[Path] = field(default_factory=list)
+    event_files: list[Path] = field(default_factory=list)
+    trainer_states: list[tuple[int | None, Path]] = field(default_factory=list)  # (checkpoint step, path)
+    config_files: list[Path] = field(default_factory=list)
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    truncated_walk: bool = False
+
+    def rel(self, path: Path) -> str:
+        """Path relative to the run directory, with forward slashes."""
+        try:
+            return path.relative_to(self.root).as_posix() or "."
+        except ValueError:
+            return path.as_posix()
+
+
+def checkpoint_step(name: str, is_dir: bool) -> int | None:
+    """The step in a checkpoint folder or file name, or None when the name is not a checkpoint.
+
+    >>> checkpoint_step("checkpoint-1300", True), checkpoint_step("global_step_40", True)
+    (1300, 40)
+    >>> checkpoint_step("model-step-000200.safetensors", False), checkpoint_step("config.json", False)
+    (200, None)
+    """
+    if is_dir:
+        match = _CHECKPOINT_DIR.match(name)
+        return int(match["step"]) if match else None
+    stem, suffix = os.path.splitext(name)
+    if suffix.lower() not in _CHECKPOINT_FILE_SUFFIXES:
+        return None
+    match = _CHECKPOINT_FILE.search(stem)
+    return int(match["step"]) if match else None
+
+
+def discover(root: Path) -> Discovery:
+    """Walk `root` (a directory, or a single file) and sort what it holds."""
+    found = Discovery(root=root if root.is_dir() else root.parent)
+    if root.is_file():
+        _classify_file(found, root)
+        return found
+    seen = 0
+    stack: list[tuple[Path, int]] = [(root, 0)]
+    while stack:
+        directory, depth = stack.pop()
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > MAX_FILES:
+                found.truncated_walk = True
+                return found
+            path = Path(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                step = checkpoint_step(entry.name, is_dir=True)
+                if step is not None:
+                    found.checkpoints.append(Checkpoint(step=step, path=found.rel(path)))
+                    _scan_checkpoint_dir(found, path, step)
+                elif depth < MAX_DEPTH and entry.name not in _SKIP_DIRS and (
+                    not entry.name.startswith(".") or entry.name == ".hydra"
+                ):
+                    stack.append((path, depth + 1))
+            elif entry.is_file():
+                _classify_file(found, path)
+    found.checkpoints.sort(key=lambda c: (c.step, c.path))
+    return found
+
+
+def _scan_checkpoint_dir(found: Discovery, path: Path, step: int) -> None:
+    # Inside a checkpoint only the trainer state and argument/config files are of interest.
+    try:
+        names = {e.name for e in os.scandir(path) if e.is_file()}
+    except OSError:
+        return
+    if "trainer_state.json" in names:
+        found.trainer_states.append((step, path / "trainer_state.json"))
+    for name in ("training_args.bin", "config.json", "adapter_config.json"):
+        if name in names:
+            found.config_files.append(path / name)
+
+
+def _classify_file(found: Discovery, path: Path) -> None:
+    name = path.name
+    suffix = path.suffix.lower()
+    step = checkpoint_step(name, is_dir=False)
+    if step is not None:
+        found.checkpoints.append(Checkpoint(step=step, path=found.rel(path)))
+        return
+    if name == "trainer_state.json":
+        found.trainer_states.append((None, path))
+    elif "tfevents" in name:
+        found.event_files.append(path)
+    elif name in CONFIG_FILE_NAMES:
+        found.config_files.append(path)
+    elif suffix in _PAYLOAD_SUFFIXES:
+        return
+    elif suffix in _TEXT_SUFFIXES or name.startswith("nohup"):
+        found.files.append(path)

@@ -1,0 +1,201 @@
+"""Run facts (algorithm, beta, group size, caps, planned steps) from config files the frameworks write.
+
+Config files are nested; we flatten them to dotted keys and match known paths at a dotted boundary
+(`actor_rollout_ref.rollout.n` matches `...actor_rollout_ref.rollout.n`). Each fact keeps where it came from.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from assessor.ingest.base import as_int, parse_number
+
+Fact = tuple[Any, str]
+
+# fact -> dotted config paths, most specific first
+_PATHS: dict[str, tuple[str, ...]] = {
+    "beta": ("beta", "init_kl_coef", "actor_rollout_ref.actor.kl_loss_coef", "algorithm.kl_ctrl.kl_coef"),
+    "num_generations": (
+        "num_generations", "actor_rollout_ref.rollout.n", "n_samples_per_prompt", "rollout.n_samples_per_prompt",
+        "num_generations_per_prompt", "rloo_k", "num_sample_generations_per_prompt",
+    ),
+    "max_completion_length": (
+        "max_completion_length", "data.max_response_length", "generate_max_len", "rollout.generate_max_len",
+        "max_new_tokens", "max_response_length", "response_length",
+    ),
+    "planned_total_steps": ("max_steps", "trainer.total_training_steps", "total_training_steps", "max_num_steps"),
+    "logging_interval": ("logging_steps", "logger.logging_steps"),
+    "learning_rate": ("learning_rate", "actor_rollout_ref.actor.optim.lr", "actor_learning_rate", "optim.lr"),
+    "loss_type": ("loss_type", "actor_rollout_ref.actor.loss_agg_mode"),
+    "model": ("model_name_or_path", "actor_rollout_ref.model.path", "pretrain", "policy.model_name", "_name_or_path"),
+    "algorithm": ("algorithm.adv_estimator", "advantage_estimator", "adv_estimator"),
+    "vocab_size": ("vocab_size",),
+}
+
+_ESTIMATOR_TO_ALGORITHM = {
+    "gae": "ppo", "grpo": "grpo", "rloo": "rloo", "reinforce_plus_plus": "reinforce++",
+    "reinforce_plus_plus_baseline": "reinforce++", "remax": "remax", "dapo": "dapo", "drgrpo": "grpo",
+    "group_norm": "grpo", "reinforce": "reinforce++",
+}
+
+CONFIG_FILE_NAMES = (
+    "training_args.json", "args.json", "config.yaml", "config.yml", "run_config.json", "grpo_config.json",
+    "hparams.yaml", "experiment_config.yaml", "training_args.bin", "config.json",
+)
+
+
+def flatten(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested mappings to dotted keys; W&B's `{key: {value: x}}` wrappers are unwrapped.
+
+    >>> flatten({"a": {"b": 1}, "lr": {"desc": None, "value": 3}})
+    {'a.b': 1, 'lr': 3}
+    """
+    flat: dict[str, Any] = {}
+    for key, value in config.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            if set(value) <= {"desc", "value"} and "value" in value:
+                flat[name] = value["value"]
+            else:
+                flat.update(flatten(value, f"{name}."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def facts_from_flat_config(flat: Mapping[str, Any], origin: str) -> dict[str, Fact]:
+    """Recognised facts in a flat `{dotted.key: value}` config, each with its origin.
+
+    >>> facts_from_flat_config({"actor_rollout_ref.rollout.n": 5}, "config.yaml")
+    {'num_generations': (5, 'config.yaml: actor_rollout_ref.rollout.n')}
+    """
+    found: dict[str, Fact] = {}
+    keys = list(flat)
+    for fact, paths in _PATHS.items():
+        for path in paths:
+            match = next((k for k in keys if k == path or k.endswith("." + path)), None)
+            if match is None:
+                continue
+            value = _coerce(fact, flat[match])
+            if value is None:
+                continue
+            if fact == "beta" and path.endswith("kl_loss_coef") and not _truthy(flat, "use_kl_loss"):
+                value = 0.0
+            if fact == "beta" and path.startswith("algorithm.kl_ctrl") and not _truthy(flat, "use_kl_in_reward"):
+                continue
+            found[fact] = (value, f"{origin}: {match}")
+            break
+    return found
+
+
+def _truthy(flat: Mapping[str, Any], suffix: str) -> bool:
+    return any(k.endswith(suffix) and str(v).lower() in ("true", "1") for k, v in flat.items())
+
+
+def _coerce(fact: str, value: Any) -> Any:
+    if value is None or isinstance(value, Mapping | list):
+        return None
+    if fact in ("model", "loss_type"):
+        return str(value)
+    if fact == "algorithm":
+        return _ESTIMATOR_TO_ALGORITHM.get(str(value).lower(), str(value).lower())
+    if fact in ("beta", "learning_rate"):
+        number = parse_number(value)
+        return None if number is None or number != number else number
+    number_int = as_int(value)
+    if number_int is None or number_int <= 0:
+        return None  # max_steps=-1 means "unset" in HF
+    return number_int
+
+
+def read_config_file(path: Path, rel: str) -> dict[str, Fact]:
+    """Facts from one config file (JSON, YAML, or HF `training_args.bin`); empty when unreadable."""
+    try:
+        if path.suffix == ".bin":
+            config = _read_training_args_bin(path)
+        elif path.suffix in (".yaml", ".yml"):
+            config = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+        else:
+            config = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError, yaml.YAMLError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError):
+        return {}
+    if not isinstance(config, Mapping):
+        return {}
+    facts = facts_from_flat_config(flatten(config), rel)
+    if path.name == "config.json":  # a model config: only the vocabulary size is ours to take
+        facts = {k: v for k, v in facts.items() if k in ("vocab_size", "model")}
+    return facts
+
+
+class _Opaque:
+    """Stands in for any class named in a pickle, so unpickling never runs foreign code."""
+
+    args: tuple[Any, ...] = ()
+    state: Any = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.args = args
+        self.state = kwargs or None
+
+    def __setstate__(self, state: Any) -> None:
+        self.state = state
+
+
+_SAFE_GLOBALS: dict[tuple[str, str], Any] = {
+    ("builtins", name): obj
+    for name, obj in {"dict": dict, "list": list, "set": set, "tuple": tuple, "frozenset": frozenset,
+                      "str": str, "int": int, "float": float, "bool": bool}.items()
+} | {("collections", "OrderedDict"): dict}
+
+
+class _SafeUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        return _SAFE_GLOBALS.get((module, name), _Opaque)
+
+    def persistent_load(self, pid: Any) -> Any:
+        return None  # tensor storages: never needed for the arguments we read
+
+
+def _read_training_args_bin(path: Path) -> Mapping[str, Any]:
+    """The fields of an HF `TrainingArguments` saved with `torch.save`, read without torch or transformers."""
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as archive:
+            name = next((n for n in archive.namelist() if n.endswith("data.pkl")), None)
+            if name is None:
+                return {}
+            with archive.open(name) as handle:
+                obj = _SafeUnpickler(handle).load()
+    else:
+        with path.open("rb") as handle:
+            obj = _SafeUnpickler(handle).load()
+    state = _state_of(obj)
+    if not isinstance(state, Mapping):
+        return {}
+    return {k: _plain(v) for k, v in state.items() if isinstance(k, str)}
+
+
+def _state_of(obj: Any) -> Any:
+    while isinstance(obj, _Opaque):
+        if obj.state is not None:
+            state = obj.state
+            if isinstance(state, tuple) and state and isinstance(state[0], Mapping):  # (dict, slots)
+                state = state[0]
+            return state
+        if obj.args and isinstance(obj.args[0], _Opaque):
+            obj = obj.args[0]
+        else:
+            return None
+    return obj
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, _Opaque):  # enums pickle as Enum(value): keep the value
+        return value.args[0] if value.args and isinstance(value.args[0], str | int | float) else None
+    return value

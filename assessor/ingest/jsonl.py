@@ -1,0 +1,110 @@
+"""JSON-lines metric logs: verl's file logger, OpenRLHF-style dumps, generic `{"step": N, ...}` lines.
+
+verl writes `{"step": N, "data": {...}}` (NaN as null, and it overwrites the file on restart); others
+write flat objects with a step key. NaN may appear as null, "NaN" or a bare NaN token.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from assessor.errors import UnreadableSourceError
+from assessor.ingest.base import RecordBuilder, SourceData
+
+_STEP_KEYS = ("step", "global_step", "_step", "train/global_step", "trainer/global_step", "iteration", "iter")
+_NESTED_KEYS = ("data", "metrics", "logs")
+
+
+class JsonlReader:
+    """Reads one JSON object per line."""
+
+    name = "jsonl"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        """`.jsonl` files, or `.json`/`.log` files whose first line is a JSON object with a step."""
+        if path.suffix == ".jsonl":
+            return True
+        first = head.split(b"\n", 1)[0].strip()
+        return path.suffix in (".json", ".log", ".txt") and first.startswith(b"{") and first.endswith(b"}") \
+            and any(f'"{k}"'.encode() in first for k in _STEP_KEYS)
+
+    def read(self, path: Path) -> SourceData:
+        """Read the file line by line; a half-written last line is skipped with a warning."""
+        builder = RecordBuilder()
+        warnings: list[str] = []
+        bad_lines: list[int] = []
+        last_line = 0
+        rows = 0
+        try:
+            handle = path.open(encoding="utf-8", errors="replace")
+        except OSError as error:
+            raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
+        with handle:
+            for number, line in enumerate(handle, start=1):
+                last_line = number
+                text = line.strip()
+                if not text:
+                    continue
+                try:
+                    record = json.loads(text)
+                except json.JSONDecodeError:
+                    bad_lines.append(number)
+                    continue
+                if not isinstance(record, dict):
+                    continue
+                step, metrics = _split_record(record)
+                if step is None:
+                    step = rows + 1
+                builder.add_row(step, metrics, skip=_STEP_KEYS)
+                rows += 1
+        if bad_lines and bad_lines[-1] == last_line:
+            warnings.append(
+                f"{path.name}: last line is incomplete (the run may still be writing); ignored it"
+            )
+            bad_lines.pop()
+        if bad_lines:
+            warnings.append(
+                f"{path.name}: {len(bad_lines)} lines are not JSON and were skipped (first: line {bad_lines[0]})"
+            )
+        if rows == 0:
+            raise UnreadableSourceError(
+                f"{path}: no JSON metric records found; expected one object per line such as "
+                '{"step": 1, "reward": 0.5}'
+            )
+        if builder.non_numeric:
+            warnings.append(f"{path.name}: non-numeric values ignored for {sorted(builder.non_numeric)[:8]}")
+        facts: dict[str, tuple[Any, str]] = {}
+        frame = builder.build()
+        raw_keys = {str(k) for k in frame["key"].cat.categories}
+        if any(k.startswith(("critic/score/", "actor/pg_loss", "timing_s/")) for k in raw_keys):
+            facts["framework"] = ("verl", f"{path.name}: metric keys")
+        return SourceData(path=path, format="jsonl", frame=frame, facts=facts, warnings=warnings)
+
+
+def _split_record(record: dict[str, Any]) -> tuple[int | None, dict[str, Any]]:
+    step: int | None = None
+    for key in _STEP_KEYS:
+        value = record.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            step = int(value)
+            break
+    for nested in _NESTED_KEYS:
+        inner = record.get(nested)
+        if isinstance(inner, dict):
+            return step, _flatten(inner)
+    return step, _flatten(record)
+
+
+def _flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in record.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{prefix}{key}/"))
+        elif not isinstance(value, list):
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+READER = JsonlReader()

@@ -1,0 +1,231 @@
+"""From raw reader frames to the canonical metrics table.
+
+Done once for every format, so each reader stays a plain parser:
+1. map raw keys to canonical names and splits (`aliases.resolve`), with unit fixes;
+2. drop rows a resumed run logged again (keep the newest segment) and exact repeats of a step;
+3. move NaN/inf/null values out of the table into a count (`Run.nonfinite`);
+4. settle collisions (two keys of one file meaning the same thing) and, across files, pick for each
+   metric the source that covers it furthest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from assessor.ingest.aliases import resolve
+from assessor.ingest.base import SourceData
+from assessor.run import empty_metrics
+
+# When two files log the same metric to the same last step, prefer the more precise format.
+FORMAT_PRIORITY = {
+    "trl_state": 0, "hf_log_list": 1, "jsonl": 2, "tensorboard": 3, "csv": 4, "tracker_csv": 5,
+    "console_trl": 6, "console_verl": 6, "console_openrlhf": 6, "console_steps": 7,
+}
+
+
+@dataclass
+class Piece:
+    """All finite values of one metric/split from one source, sorted by step, one value per step."""
+
+    metric: str
+    split: str
+    source_key: str
+    source: str
+    format: str
+    steps: np.ndarray
+    values: np.ndarray
+    wall_time: np.ndarray
+
+    @property
+    def last_step(self) -> int:
+        return int(self.steps[-1]) if len(self.steps) else -1
+
+
+@dataclass
+class NormalizedSource:
+    """One source after normalization."""
+
+    source: str
+    format: str
+    pieces: list[Piece]
+    nonfinite: list[pd.DataFrame]
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    unknown_keys: list[str] = field(default_factory=list)
+    points: int = 0
+
+
+def superseded_mask(steps: np.ndarray) -> np.ndarray:
+    """True for rows that a later segment of the file logged again (a resume or restart).
+
+    A segment starts wherever the step goes down. A row is superseded when any later segment reaches
+    back to its step or below it, so what survives is the newest record of every step.
+
+    >>> superseded_mask(np.array([1, 2, 3, 4, 3, 4, 5])).tolist()
+    [False, False, True, True, False, False, False]
+    """
+    n = len(steps)
+    if n < 2:
+        return np.zeros(n, dtype=bool)
+    breaks = np.flatnonzero(steps[1:] < steps[:-1]) + 1
+    if not len(breaks):
+        return np.zeros(n, dtype=bool)
+    starts = np.concatenate(([0], breaks))
+    segment = np.repeat(np.arange(len(starts)), np.diff(np.concatenate((starts, [n]))))
+    seg_min = np.minimum.reduceat(steps, starts)
+    # min step over all *later* segments, for each segment
+    later_min = np.full(len(starts), np.iinfo(np.int64).max, dtype=np.int64)
+    later_min[:-1] = np.minimum.accumulate(seg_min[::-1])[::-1][1:]
+    return np.asarray(steps >= later_min[segment])
+
+
+def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
+    """Canonical pieces of one source (see the module docstring)."""
+    frame = data.frame
+    out = NormalizedSource(source=rel_path, format=data.format, pieces=[], nonfinite=[],
+                           warnings=list(data.warnings), notes=list(data.notes))
+    if frame.empty:
+        return out
+    key_codes = frame["key"].cat.codes.to_numpy()
+    categories = list(frame["key"].cat.categories)
+    split_codes = frame["split"].cat.codes.to_numpy()  # -1 no hint, 0 train, 1 eval
+    # Rows come grouped by (key, split hint) in file order; find the group boundaries once.
+    group_id = key_codes.astype(np.int64) * 4 + split_codes.astype(np.int64) + 1
+    bounds = np.flatnonzero(np.diff(group_id)) + 1
+    starts = np.concatenate(([0], bounds))
+    ends = np.concatenate((bounds, [len(frame)]))
+
+    steps_all = frame["step"].to_numpy()
+    values_all = frame["value"].to_numpy()
+    times_all = frame["wall_time"].to_numpy()
+    superseded_total = 0
+    repeated_total = 0
+    by_target: dict[tuple[str, str], list[Piece]] = {}
+    unknown: list[str] = []
+    for start, end in zip(starts, ends, strict=True):
+        key = categories[key_codes[start]]
+        resolved = resolve(key)
+        if resolved is None:
+            continue
+        hint = int(split_codes[start])
+        split = resolved.split if hint < 0 else ("train", "eval")[hint]
+        steps = steps_all[start:end]
+        values = values_all[start:end] * resolved.scale if resolved.scale != 1.0 else values_all[start:end]
+        times = times_all[start:end]
+        out.points += end - start
+
+        drop = superseded_mask(steps)
+        superseded_total += int(drop.sum())
+        if drop.any():
+            keep = ~drop
+            steps, values, times = steps[keep], values[keep], times[keep]
+        if len(steps) > 1:
+            if not bool(np.all(steps[1:] >= steps[:-1])):  # unordered source: sort, stable
+                order = np.argsort(steps, kind="stable")
+                steps, values, times = steps[order], values[order], times[order]
+            last_of_run = np.concatenate((steps[1:] != steps[:-1], [True]))
+            repeated_total += int((~last_of_run).sum())
+            if not last_of_run.all():
+                steps, values, times = steps[last_of_run], values[last_of_run], times[last_of_run]
+
+        finite = np.isfinite(values)
+        if not finite.all():
+            bad = ~finite
+            kinds = np.where(np.isnan(values[bad]), "nan", np.where(values[bad] > 0, "inf", "-inf"))
+            out.nonfinite.append(pd.DataFrame({
+                "step": steps[bad], "metric": resolved.metric, "split": split, "kind": kinds, "source": rel_path,
+            }))
+            steps, values, times = steps[finite], values[finite], times[finite]
+        if resolved.percent and len(values) and float(np.max(np.abs(values))) > 1.0:
+            values = values / 100.0
+            out.notes.append(f"{key} is logged in percent; divided by 100 to give a fraction")
+        if not resolved.known:
+            unknown.append(key)
+        piece = Piece(resolved.metric, split, key, rel_path, data.format, steps, values, times)
+        by_target.setdefault((resolved.metric, split), []).append(piece)
+
+    for (metric, split), pieces in by_target.items():
+        if len(pieces) == 1:
+            out.pieces.append(pieces[0])
+            continue
+        # Two keys of one file mean the same thing: the better-covered one keeps the canonical name.
+        pieces.sort(key=lambda p: (-len(p.steps), p.source_key))
+        winner, losers = pieces[0], pieces[1:]
+        out.pieces.append(winner)
+        for loser in losers:
+            loser.metric = loser.source_key
+            out.pieces.append(loser)
+        out.notes.append(
+            f"{', '.join(repr(p.source_key) for p in pieces)} all map to {metric!r} ({split}); "
+            f"{winner.source_key!r} is used, the others keep their own names"
+        )
+    if superseded_total:
+        out.warnings.append(
+            f"{rel_path}: steps go backwards (the run was resumed or restarted); kept the newest record of "
+            f"each step and dropped {superseded_total} earlier values"
+        )
+    if repeated_total:
+        out.warnings.append(f"{rel_path}: {repeated_total} values logged twice for the same step; kept the last")
+    out.unknown_keys = sorted(set(unknown))
+    return out
+
+
+def merge_pieces(sources: list[NormalizedSource]) -> tuple[pd.DataFrame, list[str]]:
+    """The canonical metrics table: for each metric/split, the source that covers it furthest.
+
+    Returns the table and one note per metric that several sources logged.
+    """
+    chosen: dict[tuple[str, str], Piece] = {}
+    others: dict[tuple[str, str], list[Piece]] = {}
+    for source in sources:
+        for piece in source.pieces:
+            if not len(piece.steps):
+                continue
+            target = (piece.metric, piece.split)
+            current = chosen.get(target)
+            if current is None or _rank(piece) < _rank(current):
+                if current is not None:
+                    others.setdefault(target, []).append(current)
+                chosen[target] = piece
+            else:
+                others.setdefault(target, []).append(piece)
+    notes = []
+    for target, losers in sorted(others.items()):
+        winner = chosen[target]
+        notes.append(
+            f"{target[0]} ({target[1]}): also in {', '.join(sorted({p.source for p in losers}))}; "
+            f"using {winner.source} (to step {winner.last_step})"
+        )
+    return _assemble(list(chosen.values())), notes
+
+
+def _rank(piece: Piece) -> tuple[int, int, int]:
+    return (-piece.last_step, -len(piece.steps), FORMAT_PRIORITY.get(piece.format, 9))
+
+
+def _assemble(pieces: list[Piece]) -> pd.DataFrame:
+    if not pieces:
+        return empty_metrics()
+    pieces.sort(key=lambda p: (p.split != "train", p.metric))
+    counts = np.array([len(p.steps) for p in pieces])
+    index = np.repeat(np.arange(len(pieces)), counts)
+
+    def categorical(labels: list[str]) -> pd.Categorical:
+        cats = list(dict.fromkeys(labels))
+        lookup = {label: i for i, label in enumerate(cats)}
+        return pd.Categorical.from_codes(np.array([lookup[x] for x in labels])[index], categories=cats)
+
+    return pd.DataFrame({
+        "step": np.concatenate([p.steps for p in pieces]).astype(np.int64),
+        "metric": categorical([p.metric for p in pieces]),
+        "split": pd.Categorical.from_codes(
+            np.array([0 if p.split == "train" else 1 for p in pieces])[index], categories=["train", "eval"]
+        ),
+        "value": np.concatenate([p.values for p in pieces]).astype(np.float64),
+        "source_key": categorical([p.source_key for p in pieces]),
+        "source": categorical([p.source for p in pieces]),
+        "wall_time": np.concatenate([p.wall_time for p in pieces]).astype(np.float64),
+    })

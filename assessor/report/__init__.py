@@ -1,0 +1,1 @@
+"""Renderers: turn records from the library into terminal text, JSON, Markdown or HTML."""

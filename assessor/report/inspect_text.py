@@ -1,0 +1,66 @@
+"""Terminal rendering of `RunInspection` (rich)."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from assessor.inspection import RunInspection
+
+
+def render_inspection(report: RunInspection, console: Console) -> None:
+    """Print what was read from a run: sources, metrics, checkpoints, GPU, facts, warnings."""
+    facts = report.facts
+    title = Text.assemble(
+        (report.name, "bold"), "  ",
+        (f"{report.framework or 'unknown framework'} · {report.algorithm or 'unknown algorithm'}", "cyan"),
+        f"  · last step {report.last_step}",
+        f" · logged every {facts.logging_interval} steps" if facts.logging_interval else "",
+    )
+    console.print(title)
+
+    sources = Table(title="Sources", title_justify="left", box=None, pad_edge=False)
+    for column in ("file", "format", "keys", "values", "steps"):
+        sources.add_column(column, justify="right" if column in ("keys", "values") else "left")
+    for source in report.sources:
+        steps = f"{source.first_step}–{source.last_step}" if source.first_step is not None else "–"
+        sources.add_row(source.path, source.format, str(source.keys), str(source.points), steps)
+    console.print(sources)
+
+    metrics = Table(title="Metrics", title_justify="left", box=None, pad_edge=False)
+    for column in ("metric", "from key", "points", "steps", "NaN/inf"):
+        metrics.add_column(column, justify="right" if column in ("points", "NaN/inf") else "left")
+    for name, info in report.metrics.items():
+        metrics.add_row(
+            name, info.source_key, str(info.points), f"{info.first_step}–{info.last_step}",
+            str(info.nonfinite) if info.nonfinite else "",
+        )
+    console.print(metrics)
+
+    lines: list[Text] = []
+    if report.phase_timings:
+        lines.append(Text(f"Phase timings: {', '.join(report.phase_timings)}"))
+    if report.checkpoints:
+        steps = [c.step for c in report.checkpoints]
+        shown = ", ".join(c.path for c in report.checkpoints[-4:])
+        lines.append(Text(f"Checkpoints: {len(steps)} on disk (steps {steps[0]}–{steps[-1]}); newest: {shown}"))
+    else:
+        lines.append(Text("Checkpoints: none on disk"))
+    if report.gpu:
+        gpu = report.gpu
+        lines.append(Text(
+            f"GPU telemetry: {gpu.devices} × {', '.join(sorted(set(gpu.names)))}, {gpu.samples} samples over "
+            f"{gpu.duration_s / 60:.0f} min ({', '.join(gpu.fields)})"
+        ))
+    else:
+        lines.append(Text("GPU telemetry: none"))
+    stated = {k: v for k, v in facts.model_dump(exclude={"provenance"}).items() if v is not None}
+    if stated:
+        fact_lines = ", ".join(f"{k}={v}" for k, v in stated.items())
+        lines.append(Text(f"Facts: {fact_lines}"))
+    console.print(Group(*lines))
+    if report.warnings:
+        console.print(Text("Warnings:", style="yellow bold"))
+        for warning in report.warnings:
+            console.print(Text(f"  • {warning}", style="yellow"))

@@ -1,0 +1,135 @@
+"""The canonical `Run`: what every reader produces and every later stage reads.
+
+The heart of it is one long metrics table, one row per logged value:
+
+| column     | dtype    | meaning                                                        |
+|------------|----------|----------------------------------------------------------------|
+| step       | int64    | optimizer step in the run's own units                          |
+| metric     | category | canonical name (`reward_mean`, `kl`, ...) or the raw key       |
+| split      | category | `train` or `eval`                                              |
+| value      | float64  | finite values only; NaN/inf are counted in `nonfinite`         |
+| source_key | category | the key exactly as the framework wrote it                      |
+| source     | category | the file it came from, relative to the run directory           |
+| wall_time  | float64  | seconds since the epoch when the source records it, else NaN   |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+Split = Literal["train", "eval"]
+
+METRIC_COLUMNS = ("step", "metric", "split", "value", "source_key", "source", "wall_time")
+NONFINITE_COLUMNS = ("step", "metric", "split", "kind", "source")
+GPU_COLUMNS = ("time", "device", "field", "value")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SourceInfo(_Model):
+    """One file we read."""
+
+    path: str = Field(description="Path relative to the run directory.")
+    format: str = Field(description="Reader that understood it, e.g. `trl_state`, `tensorboard`.")
+    keys: int = Field(0, description="Distinct metric keys found in it.")
+    points: int = Field(0, description="Values read from it (before choosing between sources).")
+    first_step: int | None = None
+    last_step: int | None = None
+    notes: list[str] = Field(default_factory=list)
+
+
+class Checkpoint(_Model):
+    """A checkpoint on disk that a user could roll back to."""
+
+    step: int
+    path: str = Field(description="Relative to the run directory.")
+
+
+class RunFacts(_Model):
+    """Facts about the run's setup; None where the run does not say."""
+
+    framework: str | None = Field(None, description="trl, verl, openrlhf, nemo_rl, reasoning_from_scratch.")
+    algorithm: str | None = Field(None, description="grpo, ppo, rloo, dapo, reinforce++, dpo.")
+    model: str | None = None
+    beta: float | None = Field(None, description="KL coefficient; 0 means no KL term (TRL GRPO default).")
+    num_generations: int | None = Field(None, description="Completions per prompt (group size).")
+    max_completion_length: int | None = Field(None, description="Token cap on completions.")
+    planned_total_steps: int | None = None
+    logging_interval: int | None = Field(None, description="Steps between logged training rows.")
+    learning_rate: float | None = None
+    loss_type: str | None = None
+    provenance: dict[str, str] = Field(default_factory=dict, description="Fact name -> where it was found.")
+
+
+@dataclass
+class Run:
+    """Everything read from one run directory (see the module docstring for the metrics table)."""
+
+    path: Path
+    name: str
+    metrics: pd.DataFrame
+    nonfinite: pd.DataFrame
+    checkpoints: list[Checkpoint]
+    gpu: pd.DataFrame | None
+    gpu_devices: dict[int, str]
+    facts: RunFacts
+    sources: list[SourceInfo]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def last_step(self) -> int | None:
+        """Highest step with logged training metrics (eval-only rows do not count)."""
+        train = self.metrics["step"][self.metrics["split"] == "train"]
+        return int(train.max()) if len(train) else None
+
+    def metric_names(self, split: Split = "train") -> list[str]:
+        """Canonical names present in one split, sorted."""
+        names = self.metrics.loc[self.metrics["split"] == split, "metric"]
+        return sorted({str(name) for name in names.unique()})
+
+    def has(self, metric: str, split: Split = "train") -> bool:
+        """Whether the run logged this metric with at least one finite value."""
+        return bool(((self.metrics["metric"] == metric) & (self.metrics["split"] == split)).any())
+
+    def series(self, metric: str, split: Split = "train") -> pd.Series:
+        """Values of one metric indexed by step (empty when absent)."""
+        rows = self.metrics[(self.metrics["metric"] == metric) & (self.metrics["split"] == split)]
+        return pd.Series(rows["value"].to_numpy(), index=rows["step"].to_numpy(), name=metric, dtype="float64")
+
+    def wide(self, split: Split = "train") -> pd.DataFrame:
+        """One column per metric, one row per step."""
+        rows = self.metrics[self.metrics["split"] == split]
+        wide = rows.pivot(index="step", columns="metric", values="value")
+        wide.columns = [str(c) for c in wide.columns]
+        return wide
+
+    def nonfinite_steps(self, metric: str, split: Split = "train") -> list[int]:
+        """Steps where this metric was logged as NaN, inf or null."""
+        rows = self.nonfinite[(self.nonfinite["metric"] == metric) & (self.nonfinite["split"] == split)]
+        return [int(s) for s in rows["step"]]
+
+
+def empty_metrics() -> pd.DataFrame:
+    """A metrics table with the canonical columns and no rows."""
+    return pd.DataFrame({
+        "step": np.array([], dtype="int64"),
+        "metric": pd.Categorical([]),
+        "split": pd.Categorical([], categories=["train", "eval"]),
+        "value": np.array([], dtype="float64"),
+        "source_key": pd.Categorical([]),
+        "source": pd.Categorical([]),
+        "wall_time": np.array([], dtype="float64"),
+    })
+
+
+def fact_value(facts: RunFacts, name: str) -> Any:
+    """A fact by name (used by renderers that list facts generically)."""
+    return getattr(facts, name)
