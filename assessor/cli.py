@@ -33,7 +33,12 @@ def inspect(run_dir: Path, fmt: str) -> None:
     if fmt == "json":
         click.echo(report.model_dump_json(indent=2))
     else:
-        render_inspection(report, Console(highlight=False))
+        render_inspection(report, _console())
+
+
+def _console() -> Console:
+    # Piped output (a cron mail, a CI log) is not 80 columns wide: do not truncate metric names there.
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 
 
 def main(argv: list[str] | None = None) -> int:

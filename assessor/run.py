@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -66,6 +66,7 @@ class RunFacts(_Model):
     logging_interval: int | None = Field(None, description="Steps between logged training rows.")
     learning_rate: float | None = None
     loss_type: str | None = None
+    vocab_size: int | None = Field(None, description="Tokenizer vocabulary; entropy cannot exceed ln(vocab_size).")
     provenance: dict[str, str] = Field(default_factory=dict, description="Fact name -> where it was found.")
 
 
@@ -128,8 +129,3 @@ def empty_metrics() -> pd.DataFrame:
         "source": pd.Categorical([]),
         "wall_time": np.array([], dtype="float64"),
     })
-
-
-def fact_value(facts: RunFacts, name: str) -> Any:
-    """A fact by name (used by renderers that list facts generically)."""
-    return getattr(facts, name)

@@ -192,12 +192,23 @@ def merge_pieces(sources: list[NormalizedSource]) -> tuple[pd.DataFrame, list[st
                 chosen[target] = piece
             else:
                 others.setdefault(target, []).append(piece)
-    notes = []
+    # One note per (chosen source, other sources) pair rather than one per metric.
+    grouped: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    reach: dict[str, int] = {}
     for target, losers in sorted(others.items()):
         winner = chosen[target]
+        loser_names = tuple(sorted({p.source for p in losers}))
+        grouped.setdefault((winner.source, loser_names), []).append(target[0])
+        reach[winner.source] = max(reach.get(winner.source, -1), winner.last_step)
+        for loser in losers:
+            reach[loser.source] = max(reach.get(loser.source, -1), loser.last_step)
+    notes = []
+    for (winner_source, loser_names), metrics in grouped.items():
+        shown = ", ".join(metrics[:4]) + (f" and {len(metrics) - 4} more" if len(metrics) > 4 else "")
+        behind = ", ".join(f"{name} (to step {reach[name]})" for name in loser_names)
         notes.append(
-            f"{target[0]} ({target[1]}): also in {', '.join(sorted({p.source for p in losers}))}; "
-            f"using {winner.source} (to step {winner.last_step})"
+            f"{len(metrics)} metrics ({shown}) are also in {behind}; used {winner_source} "
+            f"(to step {reach[winner_source]}), which reaches furthest"
         )
     return _assemble(list(chosen.values())), notes
 

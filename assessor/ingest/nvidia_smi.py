@@ -83,7 +83,8 @@ class NvidiaSmiReader:
             )
         stamps = pd.to_datetime(pd.Series(columns[header.index("timestamp")]).str.strip(),
                                 format="%Y/%m/%d %H:%M:%S.%f", errors="coerce")
-        time = stamps.astype("int64").to_numpy() / 1e9
+        # Local wall-clock time without a zone, as nvidia-smi prints it; seconds since the epoch "as if UTC".
+        time = (stamps - pd.Timestamp(0)).dt.total_seconds().to_numpy()
         valid_time = stamps.notna().to_numpy()
         device = (np.array([int(x) if x.strip().isdigit() else 0 for x in columns[header.index("index")]])
                   if "index" in header else np.zeros(len(body), dtype=int))

@@ -16,7 +16,7 @@ from assessor.ingest.base import RecordBuilder, SourceData, as_int
 _SUMMARY_KEYS = frozenset({
     "train_runtime", "train_samples_per_second", "train_steps_per_second", "total_flos", "train_loss",
 })
-_AXIS_KEYS = frozenset({"step", "epoch"})
+_AXIS_KEYS = frozenset({"step"})
 # Keys only TRL's RL trainers log; plain HF Trainer runs have loss/grad_norm/learning_rate only.
 _TRL_HINTS = ("reward", "rewards/", "completions/", "completion_length", "kl", "frac_reward_zero_std", "logps/")
 
@@ -66,7 +66,7 @@ class TrlStateReader:
             step = entry.get("step")
             if not isinstance(step, int):
                 step = (index + 1) * (interval or 1)
-            if _SUMMARY_KEYS.intersection(entry) and not set(entry) - _SUMMARY_KEYS - _AXIS_KEYS:
+            if _SUMMARY_KEYS.intersection(entry) and not set(entry) - _SUMMARY_KEYS - {"step", "epoch"}:
                 runtime = entry.get("train_runtime")
                 if runtime is not None:
                     facts["train_runtime_s"] = (runtime, f"{path.name}: train_runtime")

@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import pytest
+
+from assessor.ingest.aliases import CANONICAL, resolve
+
+
+def test_no_key_is_listed_twice():
+    keys = [key for keys in CANONICAL.values() for key in keys]
+    assert len(keys) == len(set(keys))
+
+
+@pytest.mark.parametrize(
+    ("key", "metric", "split"),
+    [
+        # TRL GRPO, every key generation, as trainer_state.json and as TensorBoard/W&B (train/ prefix)
+        ("reward", "reward_mean", "train"),
+        ("train/reward", "reward_mean", "train"),
+        ("completion_length", "response_length_mean", "train"),
+        ("completions/mean_length", "response_length_mean", "train"),
+        ("rewards/accuracy_reward", "reward_component/accuracy_reward_mean", "train"),
+        ("rewards/accuracy_reward/mean", "reward_component/accuracy_reward_mean", "train"),
+        ("train/rewards/format_reward/std", "reward_component/format_reward_std", "train"),
+        ("frac_reward_zero_std", "reward_zero_std_frac", "train"),
+        ("clip_ratio/low_mean", "clip_ratio_low", "train"),
+        ("step_time", "time_step_s", "train"),
+        ("eval_reward", "reward_mean", "eval"),
+        ("eval/reward", "reward_mean", "eval"),
+        ("eval_rewards/accuracy_reward/mean", "reward_component/accuracy_reward_mean", "eval"),
+        ("eval_loss", "loss", "eval"),
+        # DPO: rewards/chosen is not a reward function called "chosen"
+        ("rewards/chosen", "pref_reward_chosen", "train"),
+        ("rewards/margins", "pref_margin", "train"),
+        ("rewards/accuracies", "pref_accuracy", "train"),
+        # TRL PPO
+        ("objective/scores", "reward_mean", "train"),
+        ("objective/rlhf_reward", "reward_shaped_mean", "train"),
+        ("policy/approxkl_avg", "policy_shift_kl", "train"),
+        # verl
+        ("critic/score/mean", "reward_mean", "train"),
+        ("critic/rewards/mean", "reward_shaped_mean", "train"),
+        ("actor/kl_loss", "kl", "train"),
+        ("actor/pg_clipfrac", "clip_ratio_region", "train"),
+        ("actor/pg_clipfrac_lower", "clip_ratio_dual", "train"),
+        ("actor/entropy_loss", "entropy", "train"),
+        ("response_length/clip_ratio", "response_length_clip_ratio", "train"),
+        ("timing_s/gen", "time_generation_s", "train"),
+        ("timing/gen", "time_generation_s", "train"),
+        ("timing_s/step", "time_step_s", "train"),
+        ("val-core/openai/gsm8k/reward/mean@1", "reward_mean", "eval"),
+        ("val-core/openai/gsm8k/acc/mean@16", "accuracy", "eval"),
+        ("val-core/openai/gsm8k/acc/best@16/mean", "pass_at_k", "eval"),
+        ("val/test_score/openai/gsm8k", "reward_mean", "eval"),
+        # OpenRLHF
+        ("train/policy_loss", "pg_loss", "train"),
+        ("train/ppo_clip_ratio", "clip_ratio_region", "train"),
+        ("train/timing/generation", "time_generation_s", "train"),
+        ("eval/eval_gsm8k_pass1", "reward_mean", "eval"),
+        ("eval/eval_gsm8k_pass8", "pass_at_k", "eval"),
+        # NeMo-RL
+        ("train/approx_entropy", "entropy", "train"),
+        ("train/kl_penalty", "kl", "train"),
+        ("timing/train/generation", "time_generation_s", "train"),
+        ("validation/accuracy", "accuracy", "eval"),
+        # reasoning-from-scratch CSVs
+        ("reward_avg", "reward_mean", "train"),
+        ("format_reward_avg", "reward_component/format_mean", "train"),
+        ("entropy_avg", "entropy", "train"),
+        ("eval_acc", "accuracy", "eval"),
+    ],
+)
+def test_framework_keys_map_to_canonical_names(key, metric, split):
+    resolved = resolve(key)
+    assert resolved is not None
+    assert (resolved.metric, resolved.split, resolved.known) == (metric, split, True)
+
+
+def test_verl_scaled_learning_rate_is_unscaled():
+    resolved = resolve("actor/lr(1e-4)")
+    assert resolved is not None
+    assert resolved.metric == "lr"
+    assert resolved.scale == pytest.approx(1e-4)
+
+
+def test_percent_flag_only_for_percent_columns():
+    assert resolve("eval_acc").percent  # type: ignore[union-attr]
+    assert not resolve("reward").percent  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("key", ["step", "global_step", "train/global_step", "train_runtime", "total_flos", "_step"])
+def test_counters_and_summaries_are_not_metrics(key):
+    assert resolve(key) is None
+
+
+def test_unknown_keys_pass_through_under_their_own_name():
+    resolved = resolve("train/my_custom/thing")
+    assert resolved is not None
+    assert (resolved.metric, resolved.split, resolved.known) == ("my_custom/thing", "train", False)
+    assert resolve("eval_my_custom").metric == "my_custom"  # type: ignore[union-attr]
+    assert resolve("eval_my_custom").split == "eval"  # type: ignore[union-attr]
