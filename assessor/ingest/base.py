@@ -97,63 +97,130 @@ def parse_number(value: Any) -> float | None:
     return None
 
 
-class RecordBuilder:
-    """Collects values per (key, split) in file order and builds the raw long frame once at the end.
+_FLUSH_ROWS = 8192
 
-    Column-per-key lists keep the hot loop to two appends per value, which matters for a
-    100,000-step `trainer_state.json`.
+
+@dataclass
+class _Chunk:
+    seq: np.ndarray  # position in the file, shared by every key of a row block
+    steps: np.ndarray
+    values: np.ndarray
+    wall_time: np.ndarray | None
+
+
+@dataclass
+class _RowBlock:
+    """Rows that share one key tuple (in TRL logs nearly every row does): stored as a 2-D float array."""
+
+    keys: tuple[str, ...]
+    split: SplitHint
+    kept: list[bool]
+    width: int
+    seq: list[int] = field(default_factory=list)
+    steps: list[int] = field(default_factory=list)
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+class RecordBuilder:
+    """Collects values in file order and builds the raw long frame once at the end.
+
+    Readers add one value (`add`), one logged dict (`add_row`) or a whole series (`add_column`). Rows that
+    share a key tuple are kept as tuples and turned into float arrays every few thousand rows, so a
+    100,000-step `trainer_state.json` costs a few C calls per row and 8 bytes per value, not a Python
+    object per value. A running sequence number keeps file order for the resume logic downstream.
     """
 
     def __init__(self) -> None:
-        self._columns: dict[tuple[str, SplitHint], tuple[list[int], list[Any], list[float] | None]] = {}
+        self._chunks: dict[tuple[str, SplitHint], list[_Chunk]] = {}
+        self._singles: dict[tuple[str, SplitHint], tuple[list[int], list[int], list[Any], list[float] | None]] = {}
+        self._blocks: dict[tuple[tuple[str, ...], SplitHint], _RowBlock] = {}
+        self._seq = 0
+        self._count = 0
         self.non_numeric: dict[str, int] = {}
+        self._text_keys: set[str] = set()
 
     def add(self, step: int, key: str, value: Any, split: SplitHint = None, wall_time: float | None = None) -> None:
         """Add one value."""
-        column = self._columns.get((key, split))
+        column = self._singles.get((key, split))
         if column is None:
-            column = ([], [], [] if wall_time is not None else None)
-            self._columns[(key, split)] = column
-        column[0].append(step)
-        column[1].append(value)
-        if column[2] is not None:
-            column[2].append(math.nan if wall_time is None else wall_time)
+            column = ([], [], [], [] if wall_time is not None else None)
+            self._singles[(key, split)] = column
+        column[0].append(self._seq)
+        column[1].append(step)
+        column[2].append(value)
+        if column[3] is not None:
+            column[3].append(math.nan if wall_time is None else wall_time)
+        self._seq += 1
+        self._count += 1
 
     def add_row(self, step: int, row: Mapping[str, Any], split: SplitHint = None, skip: Iterable[str] = ()) -> None:
-        """Add every key of one logged dict (skipping the given keys)."""
-        skipped = set(skip)
-        columns = self._columns
-        for key, value in row.items():
-            if key in skipped:
-                continue
-            column = columns.get((key, split))
-            if column is None:
-                column = ([], [], None)
-                columns[(key, split)] = column
-            column[0].append(step)
-            column[1].append(value)
+        """Add every key of one logged dict, except the `skip` keys."""
+        keys = tuple(row)
+        block = self._blocks.get((keys, split))
+        if block is None:
+            skipped = set(skip)
+            kept = [k not in skipped for k in keys]
+            block = _RowBlock(keys, split, kept=kept, width=sum(kept))
+            self._blocks[(keys, split)] = block
+        block.seq.append(self._seq)
+        block.steps.append(step)
+        block.rows.append(tuple(row.values()))  # skipped columns are dropped when the block is flushed
+        self._seq += 1
+        self._count += block.width
+        if len(block.rows) >= _FLUSH_ROWS:
+            self._flush_block(block)
 
     def add_column(
         self, key: str, steps: np.ndarray, values: np.ndarray, split: SplitHint = None,
         wall_time: np.ndarray | None = None,
     ) -> None:
         """Add a whole series at once (readers that already hold arrays, e.g. TensorBoard)."""
-        column = self._columns.get((key, split))
-        if column is None:
-            column = ([], [], None if wall_time is None else [])
-            self._columns[(key, split)] = column
-        column[0].extend(np.asarray(steps, dtype=np.int64).tolist())
-        column[1].extend(np.asarray(values, dtype=np.float64).tolist())
-        if column[2] is not None:
-            column[2].extend(
-                np.full(len(steps), np.nan).tolist() if wall_time is None else np.asarray(wall_time).tolist()
-            )
+        n = len(steps)
+        seq = np.arange(self._seq, self._seq + n, dtype=np.int64)
+        self._seq += n
+        self._count += n
+        self._chunks.setdefault((key, split), []).append(_Chunk(
+            seq, np.asarray(steps, dtype=np.int64), np.asarray(values, dtype=np.float64),
+            None if wall_time is None else np.asarray(wall_time, dtype=np.float64),
+        ))
 
     def __len__(self) -> int:
-        return sum(len(col[0]) for col in self._columns.values())
+        return self._count
+
+    def _flush_block(self, block: _RowBlock) -> None:
+        if not block.rows:
+            return
+        seq = np.asarray(block.seq, dtype=np.int64)
+        steps = np.asarray(block.steps, dtype=np.int64)
+        kept = [j for j, keep in enumerate(block.kept) if keep]
+        columns: list[np.ndarray | None]
+        try:
+            table = np.asarray(block.rows, dtype=np.float64)
+            columns = [np.ascontiguousarray(table[:, j]) for j in kept]
+        except (TypeError, ValueError):  # text somewhere: convert column by column
+            transposed = list(zip(*block.rows, strict=True))
+            columns = [self._to_float(block.keys[j], list(transposed[j])) for j in kept]
+        for key, column in zip((block.keys[j] for j in kept), columns, strict=True):
+            if column is not None:
+                self._chunks.setdefault((key, block.split), []).append(_Chunk(seq, steps, column, None))
+        block.seq, block.steps, block.rows = [], [], []
+
+    def _flush_singles(self) -> None:
+        for (key, split), (seq, steps, values, times) in self._singles.items():
+            numeric = self._to_float(key, values)
+            if numeric is None:
+                continue
+            self._chunks.setdefault((key, split), []).append(_Chunk(
+                np.asarray(seq, dtype=np.int64), np.asarray(steps, dtype=np.int64), numeric,
+                None if times is None else np.asarray(times, dtype=np.float64),
+            ))
+        self._singles = {}
 
     def build(self) -> pd.DataFrame:
-        """The raw long frame, rows grouped by key, file order kept within a key."""
+        """The raw long frame: rows grouped by (key, split), file order kept within each group."""
+        for block in self._blocks.values():
+            self._flush_block(block)
+        self._flush_singles()
         categories: dict[str, int] = {}
         codes: list[int] = []
         splits: list[SplitHint] = []
@@ -161,18 +228,16 @@ class RecordBuilder:
         steps: list[np.ndarray] = []
         values: list[np.ndarray] = []
         times: list[np.ndarray] = []
-        for (key, split), (key_steps, key_values, key_times) in self._columns.items():
-            numeric = self._to_float(key, key_values)
-            if numeric is None:
+        for (key, split), chunks in self._chunks.items():
+            if key in self._text_keys:
                 continue
+            key_steps, key_values, key_times = _join_in_file_order(chunks)
             codes.append(categories.setdefault(key, len(categories)))
             splits.append(split)
             counts.append(len(key_steps))
-            steps.append(np.asarray(key_steps, dtype=np.int64))
-            values.append(numeric)
-            times.append(
-                np.full(len(key_steps), np.nan) if key_times is None else np.asarray(key_times, dtype=np.float64)
-            )
+            steps.append(key_steps)
+            values.append(key_values)
+            times.append(key_times)
         if not counts:
             return empty_raw_frame()
         repeat = np.asarray(counts)
@@ -200,10 +265,28 @@ class RecordBuilder:
                 number = math.nan
             out[i] = number
         if bad == len(raw):
+            self._text_keys.add(key)
             return None
         if bad:
-            self.non_numeric[key] = bad
+            self.non_numeric[key] = self.non_numeric.get(key, 0) + bad
         return out
+
+
+def _join_in_file_order(chunks: list[_Chunk]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def times(chunk: _Chunk) -> np.ndarray:
+        return np.full(len(chunk.steps), np.nan) if chunk.wall_time is None else chunk.wall_time
+
+    if len(chunks) == 1:
+        only = chunks[0]
+        return only.steps, only.values, times(only)
+    seq = np.concatenate([c.seq for c in chunks])
+    steps = np.concatenate([c.steps for c in chunks])
+    values = np.concatenate([c.values for c in chunks])
+    wall = np.concatenate([times(c) for c in chunks])
+    if len(seq) > 1 and not bool(np.all(seq[1:] > seq[:-1])):
+        order = np.argsort(seq, kind="stable")
+        steps, values, wall = steps[order], values[order], wall[order]
+    return steps, values, wall
 
 
 def empty_raw_frame() -> pd.DataFrame:

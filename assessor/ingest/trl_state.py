@@ -7,8 +7,10 @@ training row, and one end-of-training summary row. A checkpoint's copy stops at 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData, as_int
@@ -16,9 +18,10 @@ from assessor.ingest.base import RecordBuilder, SourceData, as_int
 _SUMMARY_KEYS = frozenset({
     "train_runtime", "train_samples_per_second", "train_steps_per_second", "total_flos", "train_loss",
 })
-_AXIS_KEYS = frozenset({"step"})
 # Keys only TRL's RL trainers log; plain HF Trainer runs have loss/grad_norm/learning_rate only.
 _TRL_HINTS = ("reward", "rewards/", "completions/", "completion_length", "kl", "frac_reward_zero_std", "logps/")
+_CHUNK = 1 << 22
+_SEPARATORS = re.compile(r"[\s,]*")
 
 
 class TrlStateReader:
@@ -33,105 +36,151 @@ class TrlStateReader:
         if path.suffix != ".json":
             return False
         text = head.lstrip()
-        return text.startswith(b"[") and b"{" in text[:64] or b'"log_history"' in head
+        return (text.startswith(b"[") and b"{" in text[:64]) or b'"log_history"' in head
 
     def read(self, path: Path) -> SourceData:
         """Read one file (see the module docstring)."""
         warnings: list[str] = []
-        try:
-            with path.open("rb") as handle:
-                document = json.load(handle)
-        except json.JSONDecodeError as error:
-            document = _salvage(path, error, warnings)
-        except OSError as error:
-            raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
-
-        state: dict[str, Any] = {}
-        if isinstance(document, dict) and isinstance(document.get("log_history"), list):
-            state, history = document, document["log_history"]
-            fmt = "trl_state"
-        elif isinstance(document, list):
-            history, fmt = document, "hf_log_list"
-        else:
-            raise UnreadableSourceError(
-                f"{path}: no `log_history` list in this JSON; expected an HF/TRL trainer_state.json"
-            )
         builder = RecordBuilder()
         facts: dict[str, tuple[Any, str]] = {}
-        interval = as_int(state.get("logging_steps"))
         rows = 0
-        for index, entry in enumerate(history):
-            if not isinstance(entry, dict):
-                continue
-            step = entry.get("step")
-            if not isinstance(step, int):
-                step = (index + 1) * (interval or 1)
-            if _SUMMARY_KEYS.intersection(entry) and not set(entry) - _SUMMARY_KEYS - {"step", "epoch"}:
-                runtime = entry.get("train_runtime")
-                if runtime is not None:
-                    facts["train_runtime_s"] = (runtime, f"{path.name}: train_runtime")
-                continue
-            builder.add_row(step, entry, skip=_AXIS_KEYS)
-            rows += 1
+        try:
+            stream = _HistoryStream(path, warnings)
+            for index, entry in enumerate(stream):
+                if not isinstance(entry, dict):
+                    continue
+                step = entry.get("step")
+                if not isinstance(step, int):
+                    step = index + 1
+                if _is_summary(entry):
+                    if entry.get("train_runtime") is not None:
+                        facts["train_runtime_s"] = (entry["train_runtime"], f"{path.name}: train_runtime")
+                    continue
+                builder.add_row(step, entry, skip=("step",))
+                rows += 1
+        except OSError as error:
+            raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
         if rows == 0:
             raise UnreadableSourceError(
                 f"{path}: `log_history` is empty (no step has been logged yet); assess again after the first "
                 "logging step"
             )
         frame = builder.build()
-        origin = path.name
+        state = stream.state
         for fact, key in (("planned_total_steps", "max_steps"), ("logging_interval", "logging_steps")):
             value = as_int(state.get(key))
             if value and value > 0:
-                facts[fact] = (value, f"{origin}: {key}")
+                facts[fact] = (value, f"{path.name}: {key}")
         keys = [str(k) for k in frame["key"].cat.categories]
         is_trl = any(k.startswith(_TRL_HINTS) for k in keys)
-        facts["framework"] = ("trl" if is_trl else "hf", f"{origin}: metric keys")
+        facts["framework"] = ("trl" if is_trl else "hf", f"{path.name}: metric keys")
         notes = []
         if builder.non_numeric:
             warnings.append(f"{path.name}: non-numeric values ignored for {sorted(builder.non_numeric)}")
         best = state.get("best_model_checkpoint")
         if best:
             notes.append(f"the trainer marks {best} as its best checkpoint (by `metric_for_best_model`)")
-        return SourceData(path=path, format=fmt, frame=frame, facts=facts, warnings=warnings, notes=notes)
+        return SourceData(path=path, format=stream.format, frame=frame, facts=facts, warnings=warnings, notes=notes)
 
 
-def _salvage(path: Path, error: json.JSONDecodeError, warnings: list[str]) -> Any:
-    """Read the complete entries of a half-written file (a run still writing, or a crash mid-save)."""
-    text = path.read_text(encoding="utf-8", errors="replace")
-    start = text.find('"log_history"')
-    if start < 0 and text.lstrip().startswith("["):
-        start = text.find("[")
-    else:
-        start = text.find("[", start) if start >= 0 else -1
-    if start < 0:
-        raise UnreadableSourceError(
+def _is_summary(entry: dict[str, Any]) -> bool:
+    """The end-of-training row: run totals, no curves."""
+    return ("train_runtime" in entry or "train_loss" in entry) and not set(entry) - _SUMMARY_KEYS - {"step", "epoch"}
+
+
+class _HistoryStream:
+    """Iterates `log_history` entries; `state` holds the other top-level fields once iteration ends.
+
+    Entries are decoded one at a time by the C decoder from a sliding 4 MiB window, so a 200 MB file never
+    sits in memory as one string or one tree of dicts (`json.load` needs about 5.7x the file size). A file
+    cut short (a run saving right now, a crash) yields its complete entries and a warning.
+    """
+
+    def __init__(self, path: Path, warnings: list[str]) -> None:
+        self.path = path
+        self.warnings = warnings
+        self.state: dict[str, Any] = {}
+        self._handle: IO[str] = path.open(encoding="utf-8", errors="replace")
+        self._buffer = self._handle.read(_CHUNK)
+        marker = self._buffer.find('"log_history"')
+        while marker < 0 and not self._buffer.lstrip().startswith("["):
+            more = self._handle.read(_CHUNK)  # a state whose leading fields exceed one window (rare)
+            if not more:
+                break
+            self._buffer += more
+            marker = self._buffer.find('"log_history"')
+        self._prefix: str | None
+        if self._buffer.lstrip().startswith("["):
+            self._prefix, self._start, self.format = None, self._buffer.find("[") + 1, "hf_log_list"
+        elif marker >= 0:
+            self._prefix, self._start, self.format = self._buffer[:marker], self._buffer.find("[", marker) + 1, "trl_state"
+        else:
+            self._handle.close()
+            raise UnreadableSourceError(_not_a_state_message(path, self._buffer))
+
+    def __iter__(self) -> Iterator[Any]:
+        decode = json.JSONDecoder().raw_decode
+        buffer, position, count, complete = self._buffer, self._start, 0, False
+        self._buffer = ""
+        with self._handle as handle:
+            while True:
+                match = _SEPARATORS.match(buffer, position)
+                position = match.end() if match else position
+                if position >= len(buffer) - 1:
+                    more = handle.read(_CHUNK)
+                    if not more:
+                        break
+                    buffer, position = buffer[position:] + more, 0
+                    continue
+                if buffer[position] == "]":
+                    complete = True
+                    self.state = _state_without_history(self._prefix, buffer[position + 1:] + handle.read())
+                    break
+                try:
+                    entry, position = decode(buffer, position)
+                except json.JSONDecodeError:
+                    more = handle.read(_CHUNK)  # the entry runs past the window, or the file ends mid-entry
+                    if not more:
+                        break
+                    buffer, position = buffer[position:] + more, 0
+                    continue
+                count += 1
+                yield entry
+        if complete:
+            return
+        self.state = _state_without_history(self._prefix, "}")
+        if not count:
+            raise UnreadableSourceError(
+                f"{self.path}: not valid JSON and no complete log entry in it; if the run is saving right now, "
+                "try again in a minute"
+            )
+        self.warnings.append(
+            f"{self.path.name}: file is incomplete (the run may still be writing it); read the {count} complete "
+            "log entries"
+        )
+
+
+def _state_without_history(prefix: str | None, suffix: str) -> dict[str, Any]:
+    if prefix is None:
+        return {}
+    try:
+        document = json.loads(prefix + '"log_history": null' + suffix)
+    except json.JSONDecodeError:
+        return {}
+    return document if isinstance(document, dict) else {}
+
+
+def _not_a_state_message(path: Path, text: str) -> str:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        return (
             f"{path}: not valid JSON ({error.msg} at line {error.lineno}) and no log entries to recover; "
             "if the run is saving right now, try again in a minute"
-        ) from error
-    decoder = json.JSONDecoder()
-    history: list[Any] = []
-    position = start + 1
-    while True:
-        while position < len(text) and text[position] in " \t\r\n,":
-            position += 1
-        if position >= len(text) or text[position] != "{":
-            break
-        try:
-            entry, position = decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
-            break
-        history.append(entry)
-    if not history:
-        raise UnreadableSourceError(
-            f"{path}: not valid JSON ({error.msg} at line {error.lineno}) and no complete log entry in it; "
-            "if the run is saving right now, try again in a minute"
-        ) from error
-    warnings.append(
-        f"{path.name}: file is incomplete (the run may still be writing it); read the {len(history)} complete "
-        "log entries"
-    )
-    return {"log_history": history}
+        )
+    if isinstance(document, dict):
+        return f"{path}: no `log_history` list in this JSON; expected an HF/TRL trainer_state.json"
+    return f"{path}: not a trainer_state.json or a JSON list of log entries"
 
 
 READER = TrlStateReader()
