@@ -59,7 +59,9 @@ def test_verl_file_logger_jsonl_with_nulls_and_a_partial_tail(tmp_path):
 
 
 def test_generic_jsonl_with_nan_spellings(tmp_path):
-    text = '{"step": 1, "reward": 0.1, "kl": NaN}\n{"step": 2, "reward": "NaN", "kl": 0.2}\n{"step": 3, "reward": 0.3}\n'
+    text = (
+        '{"step": 1, "reward": 0.1, "kl": NaN}\n{"step": 2, "reward": "NaN", "kl": 0.2}\n{"step": 3, "reward": 0.3}\n'
+    )
     (tmp_path / "log.jsonl").write_text(text, encoding="utf-8")
     run = load_run(tmp_path)
     assert run.series("reward_mean").to_dict() == {1: 0.1, 3: 0.3}
@@ -71,5 +73,5 @@ def test_empty_directory_and_empty_files(tmp_path):
     with pytest.raises(NoMetricsError, match="no training logs found"):
         load_run(tmp_path)
     (tmp_path / "log.jsonl").write_text("", encoding="utf-8")
-    with pytest.raises(NoMetricsError, match="log.jsonl: no JSON metric records"):
+    with pytest.raises(NoMetricsError, match=r"log\.jsonl: no JSON metric records"):
         load_run(tmp_path)

@@ -56,7 +56,8 @@ def fake_training_args(fields: dict[str, object]) -> bytes:
     modules = {name: types.ModuleType(name) for name in names}
     cls = type("GRPOConfig", (), {"__module__": names[-1]})
     modules[names[-1]].GRPOConfig = cls  # type: ignore[attr-defined]
-    enum_cls = type("IntervalStrategy", (), {"__module__": names[-1], "__reduce__": lambda self: (type(self), ("steps",))})
+    reduce = lambda self: (type(self), ("steps",))  # noqa: E731  (an Enum pickles as Enum(value))
+    enum_cls = type("IntervalStrategy", (), {"__module__": names[-1], "__reduce__": reduce})
     modules[names[-1]].IntervalStrategy = enum_cls  # type: ignore[attr-defined]
     sys.modules.update(modules)
     try:

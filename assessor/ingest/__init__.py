@@ -112,9 +112,9 @@ def _read_all(found: Discovery, warnings: list[str], ignored: list[str]) -> list
         for reader_name in _SNIFFED:
             if get_reader(reader_name).sniff(path, head):
                 # Plain text logs are often not metric logs at all: say so quietly.
-                data = attempt(reader_name, path, quiet=reader_name == "console")
-                if data is not None:
-                    datas.append(data)
+                read = attempt(reader_name, path, quiet=reader_name == "console")
+                if read is not None:
+                    datas.append(read)
                 break
     return datas
 
@@ -187,7 +187,8 @@ def _gpu(datas: list[SourceData]) -> tuple[pd.DataFrame | None, dict[int, str]]:
 
 def _facts(found: Discovery, datas: list[SourceData], metrics: pd.DataFrame) -> RunFacts:
     candidates: list[tuple[int, str, Any, str]] = []
-    for path in found.config_files:
+    # The run's own config files first, then the newest checkpoint's (a resume may change arguments).
+    for _, path in sorted(found.config_files, key=lambda item: (item[0] is not None, -(item[0] or 0))):
         for name, (value, origin) in read_config_file(path, found.rel(path)).items():
             candidates.append((_FACT_PRIORITY["config"], name, value, origin))
     for data in datas:

@@ -111,7 +111,9 @@ CANONICAL: dict[str, tuple[str, ...]] = {
     "time_old_logprob_s": ("timing_s/old_log_prob", "timing/old_log_prob"),
     "time_values_s": ("timing_s/values", "timing/values"),
     "time_advantage_s": ("timing_s/adv", "timing/adv", "timing/train/advantage_calculation"),
-    "time_reward_s": ("timing_s/reward", "timing/reward", "timing/train/reward_calculation", "time/ppo/compute_rewards"),
+    "time_reward_s": (
+        "timing_s/reward", "timing/reward", "timing/train/reward_calculation", "time/ppo/compute_rewards",
+    ),
     "time_make_experience_s": ("timing/make_experience",),
     "time_weight_sync_s": (
         "timing_s/update_weights", "timing/broadcast",

@@ -36,7 +36,7 @@ class Discovery:
     files: list[Path] = field(default_factory=list)
     event_files: list[Path] = field(default_factory=list)
     trainer_states: list[tuple[int | None, Path]] = field(default_factory=list)  # (checkpoint step, path)
-    config_files: list[Path] = field(default_factory=list)
+    config_files: list[tuple[int | None, Path]] = field(default_factory=list)  # (checkpoint step, path)
     checkpoints: list[Checkpoint] = field(default_factory=list)
     truncated_walk: bool = False
 
@@ -111,7 +111,7 @@ def _scan_checkpoint_dir(found: Discovery, path: Path, step: int) -> None:
         found.trainer_states.append((step, path / "trainer_state.json"))
     for name in ("training_args.bin", "config.json", "adapter_config.json"):
         if name in names:
-            found.config_files.append(path / name)
+            found.config_files.append((step, path / name))
 
 
 def _classify_file(found: Discovery, path: Path) -> None:
@@ -126,7 +126,7 @@ def _classify_file(found: Discovery, path: Path) -> None:
     elif "tfevents" in name:
         found.event_files.append(path)
     elif name in CONFIG_FILE_NAMES:
-        found.config_files.append(path)
+        found.config_files.append((None, path))
     elif suffix in _PAYLOAD_SUFFIXES:
         return
     elif suffix in _TEXT_SUFFIXES or name.startswith("nohup"):

@@ -127,7 +127,7 @@ def read_config_file(path: Path, rel: str) -> dict[str, Fact]:
     except (OSError, ValueError, yaml.YAMLError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError):
         return {}
     if not isinstance(config, Mapping):
-        return {}
+        return {}  # type: ignore[unreachable]  # yaml and json can give lists or scalars
     facts = facts_from_flat_config(flatten(config), rel)
     if path.name == "config.json":  # a model config: only the vocabulary size is ours to take
         facts = {k: v for k, v in facts.items() if k in ("vocab_size", "model")}

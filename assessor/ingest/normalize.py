@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from assessor.ingest.aliases import resolve
-from assessor.ingest.base import SourceData
+from assessor.ingest.base import SourceData, categorical
 from assessor.run import empty_metrics
 
 # When two files log the same metric to the same last step, prefer the more precise format.
@@ -41,6 +41,7 @@ class Piece:
 
     @property
     def last_step(self) -> int:
+        """Highest step of the piece (-1 when empty)."""
         return int(self.steps[-1]) if len(self.steps) else -1
 
 
@@ -111,7 +112,7 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
         if resolved is None:
             continue
         hint = int(split_codes[start])
-        split = resolved.split if hint < 0 else ("train", "eval")[hint]
+        split: str = resolved.split if hint < 0 else ("train", "eval")[hint]
         steps = steps_all[start:end]
         values = values_all[start:end] * resolved.scale if resolved.scale != 1.0 else values_all[start:end]
         times = times_all[start:end]
@@ -224,19 +225,17 @@ def _assemble(pieces: list[Piece]) -> pd.DataFrame:
     counts = np.array([len(p.steps) for p in pieces])
     index = np.repeat(np.arange(len(pieces)), counts)
 
-    def categorical(labels: list[str]) -> pd.Categorical:
-        cats = list(dict.fromkeys(labels))
-        lookup = {label: i for i, label in enumerate(cats)}
-        return pd.Categorical.from_codes(np.array([lookup[x] for x in labels])[index], categories=cats)
+    def labels(values: list[str]) -> pd.Categorical[str]:
+        unique = list(dict.fromkeys(values))
+        lookup = {label: i for i, label in enumerate(unique)}
+        return categorical(np.array([lookup[x] for x in values])[index], unique)
 
     return pd.DataFrame({
         "step": np.concatenate([p.steps for p in pieces]).astype(np.int64),
-        "metric": categorical([p.metric for p in pieces]),
-        "split": pd.Categorical.from_codes(
-            np.array([0 if p.split == "train" else 1 for p in pieces])[index], categories=["train", "eval"]
-        ),
+        "metric": labels([p.metric for p in pieces]),
+        "split": categorical(np.array([0 if p.split == "train" else 1 for p in pieces])[index], ["train", "eval"]),
         "value": np.concatenate([p.values for p in pieces]).astype(np.float64),
-        "source_key": categorical([p.source_key for p in pieces]),
-        "source": categorical([p.source for p in pieces]),
+        "source_key": labels([p.source_key for p in pieces]),
+        "source": labels([p.source for p in pieces]),
         "wall_time": np.concatenate([p.wall_time for p in pieces]).astype(np.float64),
     })

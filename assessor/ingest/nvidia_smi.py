@@ -79,7 +79,8 @@ class NvidiaSmiReader:
         columns = list(zip(*body, strict=True))
         if "timestamp" not in header:
             raise UnreadableSourceError(
-                f"{path}: no timestamp column; log with --query-gpu=timestamp,index,... so samples can be placed in time"
+                f"{path}: no timestamp column; log with --query-gpu=timestamp,index,... so samples can be placed "
+                "in time"
             )
         stamps = pd.to_datetime(pd.Series(columns[header.index("timestamp")]).str.strip(),
                                 format="%Y/%m/%d %H:%M:%S.%f", errors="coerce")

@@ -111,9 +111,11 @@ class _HistoryStream:
             marker = self._buffer.find('"log_history"')
         self._prefix: str | None
         if self._buffer.lstrip().startswith("["):
-            self._prefix, self._start, self.format = None, self._buffer.find("[") + 1, "hf_log_list"
+            self._prefix, self.format = None, "hf_log_list"
+            self._start = self._buffer.find("[") + 1
         elif marker >= 0:
-            self._prefix, self._start, self.format = self._buffer[:marker], self._buffer.find("[", marker) + 1, "trl_state"
+            self._prefix, self.format = self._buffer[:marker], "trl_state"
+            self._start = self._buffer.find("[", marker) + 1
         else:
             self._handle.close()
             raise UnreadableSourceError(_not_a_state_message(path, self._buffer))

@@ -42,9 +42,11 @@ def render_inspection(report: RunInspection, console: Console) -> None:
     if report.phase_timings:
         lines.append(Text(f"Phase timings: {', '.join(report.phase_timings)}"))
     if report.checkpoints:
-        steps = [c.step for c in report.checkpoints]
-        shown = ", ".join(c.path for c in report.checkpoints[-4:])
-        lines.append(Text(f"Checkpoints: {len(steps)} on disk (steps {steps[0]}–{steps[-1]}); newest: {shown}"))
+        ckpt_steps = [c.step for c in report.checkpoints]
+        newest = ", ".join(c.path for c in report.checkpoints[-4:])
+        lines.append(Text(
+            f"Checkpoints: {len(ckpt_steps)} on disk (steps {ckpt_steps[0]}–{ckpt_steps[-1]}); newest: {newest}"
+        ))
     else:
         lines.append(Text("Checkpoints: none on disk"))
     if report.gpu:
