@@ -53,6 +53,7 @@ class RunInspection(_Model):
     gpu: GpuInfo | None
     facts: RunFacts
     warnings: list[str]
+    ignored: list[str] = Field(description="Text files that held no metrics, with the reason.")
 
 
 def inspect_run(run: Run) -> RunInspection:
@@ -88,6 +89,7 @@ def inspect_run(run: Run) -> RunInspection:
         gpu=_gpu_info(run),
         facts=run.facts,
         warnings=run.warnings,
+        ignored=run.ignored,
     )
 
 

@@ -84,6 +84,7 @@ class Run:
     facts: RunFacts
     sources: list[SourceInfo]
     warnings: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)  # text files that held no metrics, with the reason
 
     @property
     def last_step(self) -> int | None:

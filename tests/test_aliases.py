@@ -57,6 +57,8 @@ def test_no_key_is_listed_twice():
         ("train/timing/generation", "time_generation_s", "train"),
         ("eval/eval_gsm8k_pass1", "reward_mean", "eval"),
         ("eval/eval_gsm8k_pass8", "pass_at_k", "eval"),
+        ("eval_gsm8k_pass1", "reward_mean", "eval"),
+        ("eval_truncated_rate", "response_length_clip_ratio", "eval"),
         # NeMo-RL
         ("train/approx_entropy", "entropy", "train"),
         ("train/kl_penalty", "kl", "train"),

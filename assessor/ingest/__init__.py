@@ -84,7 +84,7 @@ def load_run(path: str | Path) -> Run:
     name = root.name if root.is_dir() else root.stem
     return Run(
         path=root, name=name, metrics=metrics, nonfinite=nonfinite, checkpoints=found.checkpoints, gpu=gpu,
-        gpu_devices=devices, facts=facts, sources=sources, warnings=warnings + [f"ignored {x}" for x in ignored],
+        gpu_devices=devices, facts=facts, sources=sources, warnings=warnings, ignored=ignored,
     )
 
 
@@ -95,7 +95,7 @@ def _read_all(found: Discovery, warnings: list[str], ignored: list[str]) -> list
         try:
             return get_reader(reader_name).read(path)
         except UnreadableSourceError as error:
-            (ignored if quiet else warnings).append(str(error) if not quiet else f"{found.rel(path)}: {error}")
+            (ignored if quiet else warnings).append(str(error).replace(str(path), found.rel(path)))
             return None
 
     for data in _trainer_states(found, warnings):

@@ -227,6 +227,10 @@ def resolve(key: str) -> Resolved | None:
             return _openrlhf_eval(k, scale) or Resolved(k, "eval", scale, known=False)
     elif k.startswith("eval_") and k != "eval_acc":
         split, k = "eval", k[len("eval_"):]
+        if k not in _ALIASES:  # OpenRLHF's console prints eval_<dataset>_pass1 without the eval/ prefix
+            openrlhf = _openrlhf_eval(k, scale)
+            if openrlhf is not None:
+                return openrlhf
     elif k.startswith("validation/"):
         split, k = "eval", k[len("validation/"):]
         if k == "avg_length":

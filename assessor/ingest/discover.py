@@ -25,6 +25,13 @@ _CHECKPOINT_FILE = re.compile(
     r"(?:^|[-_.])(?:step|ckpt|checkpoint|iter|global_step)[-_]?0*(?P<step>\d+)(?:[-_.]|$)", re.IGNORECASE
 )
 _CHECKPOINT_FILE_SUFFIXES = frozenset({".safetensors", ".pt", ".pth", ".ckpt", ".bin"})
+# Text files frameworks write that are never metric logs.
+_NOT_LOGS = frozenset({
+    "latest_checkpointed_iteration.txt", "requirements.txt", "vocab.txt", "merges.txt", "special_tokens_map.json",
+    "tokenizer.json", "tokenizer_config.json", "generation_config.json", "added_tokens.json", "vocab.json",
+    "preprocessor_config.json", "chat_template.json", "adapter_config.json", "model.safetensors.index.json",
+    "wandb-metadata.json", "wandb-summary.json", "README.md",
+})
 _TEXT_SUFFIXES = frozenset({".json", ".jsonl", ".csv", ".tsv", ".log", ".txt", ".out", ".err"})
 
 
@@ -112,6 +119,9 @@ def _scan_checkpoint_dir(found: Discovery, path: Path, step: int) -> None:
     for name in ("training_args.bin", "config.json", "adapter_config.json"):
         if name in names:
             found.config_files.append((step, path / name))
+    verl_model_config = path / "actor" / "huggingface" / "config.json"  # verl saves the HF config here
+    if verl_model_config.is_file():
+        found.config_files.append((step, verl_model_config))
 
 
 def _classify_file(found: Discovery, path: Path) -> None:
@@ -128,6 +138,8 @@ def _classify_file(found: Discovery, path: Path) -> None:
     elif name in CONFIG_FILE_NAMES:
         found.config_files.append((None, path))
     elif suffix in _PAYLOAD_SUFFIXES:
+        return
+    elif name in _NOT_LOGS:
         return
     elif suffix in _TEXT_SUFFIXES or name.startswith("nohup"):
         found.files.append(path)

@@ -61,6 +61,10 @@ def render_inspection(report: RunInspection, console: Console) -> None:
     if stated:
         fact_lines = ", ".join(f"{k}={v}" for k, v in stated.items())
         lines.append(Text(f"Facts: {fact_lines}"))
+    if report.ignored:
+        names = ", ".join(item.split(":", 1)[0] for item in report.ignored[:6])
+        more = f" and {len(report.ignored) - 6} more" if len(report.ignored) > 6 else ""
+        lines.append(Text(f"Ignored (no metrics in them): {names}{more}", style="dim"))
     console.print(Group(*lines))
     if report.warnings:
         console.print(Text("Warnings:", style="yellow bold"))
