@@ -5,7 +5,7 @@ GRPO metrics per row, written exactly as transformers does (`indent=2, sort_keys
 every 500 steps and a few NaN values. Then, in fresh subprocesses:
 
 * load time: `assessor.load_run(dir)` (the whole pipeline to the canonical table) vs `json.load(file)`;
-* peak memory: the rise of the process's peak RSS over its RSS after imports, against the file size.
+* peak memory: the rise of the process's peak RSS (VmHWM) over its RSS after imports, against the file size.
 
 Run from the repo root:
 
@@ -19,14 +19,10 @@ import argparse
 import json
 import math
 import random
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = REPO / "benchmarks" / "_data"
+from _measure import DATA, alternate, measure_here, warm_page_cache
 
 GRPO_KEYS = [
     "clip_ratio/high_max", "clip_ratio/high_mean", "clip_ratio/low_mean", "clip_ratio/low_min",
@@ -68,38 +64,19 @@ def make_state(steps: int) -> Path:
 
 
 def worker(kind: str, path: Path) -> dict[str, Any]:
-    import resource
-
+    """One load in this (fresh) process; everything either way needs is imported before the baseline."""
     if kind == "assessor":
         from assessor import load_run
-    import numpy  # noqa: F401
-    import pandas  # noqa: F401
 
-    def rss_kib() -> int:
-        with open("/proc/self/status", encoding="utf-8") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        return 0
-
-    base_rss = rss_kib()
-    started = time.perf_counter()
-    if kind == "assessor":
-        run = load_run(path.parent)
-        points = len(run.metrics)
+        def load() -> int:
+            return len(load_run(path.parent).metrics)
     else:
-        with path.open("rb") as handle:
-            points = len(json.load(handle)["log_history"])
-    seconds = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"seconds": seconds, "peak_rise_bytes": (peak - base_rss) * 1024, "points": points}
 
+        def load() -> int:
+            with path.open("rb") as handle:
+                return len(json.load(handle)["log_history"])
 
-def measure(kind: str, path: Path) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, __file__, "--worker", kind, str(path)], capture_output=True, text=True, check=True
-    )
-    return json.loads(out.stdout)
+    return measure_here(load)
 
 
 def main() -> None:
@@ -113,10 +90,8 @@ def main() -> None:
         return
     path = make_state(args.steps)
     size = path.stat().st_size
-    results: dict[str, list[dict[str, Any]]] = {"json.load": [], "assessor": []}
-    for _ in range(args.repeat):  # alternate, so load on a shared machine hits both alike
-        results["json.load"].append(measure("json", path))
-        results["assessor"].append(measure("assessor", path))
+    warm_page_cache(path)
+    results = alternate(__file__, ["json.load", "assessor"], path, args.repeat)
 
     def median(kind: str, field: str) -> float:
         values = sorted(r[field] for r in results[kind])

@@ -219,18 +219,18 @@ def _facts(found: Discovery, datas: list[SourceData], metrics: pd.DataFrame) -> 
 
 
 def _measured_interval(metrics: pd.DataFrame) -> int | None:
-    train = metrics[metrics["split"] == "train"]
-    if train.empty:
+    counts = metrics.loc[metrics["split"] == "train", "metric"].value_counts()
+    if counts.empty or counts.iloc[0] == 0:
         return None
-    densest = train["metric"].value_counts().index[0]
-    steps = np.unique(train.loc[train["metric"] == densest, "step"].to_numpy())
+    rows = (metrics["metric"] == counts.index[0]).to_numpy() & (metrics["split"] == "train").to_numpy()
+    steps = np.unique(metrics["step"].to_numpy()[rows])
     if len(steps) < 2:
         return None
     return int(np.median(np.diff(steps)))
 
 
 def _infer_algorithm(metrics: pd.DataFrame, framework: str | None) -> str | None:
-    names = set(metrics["metric"].astype(str).unique())
+    names = {str(name) for name in metrics["metric"].cat.categories}
     if names & {"pref_margin", "pref_reward_chosen", "pref_accuracy"}:
         return "dpo"
     if names & {"value_loss", "value_mean", "value_explained_var"}:
@@ -245,7 +245,7 @@ def _infer_algorithm(metrics: pd.DataFrame, framework: str | None) -> str | None
 
 
 def _infer_framework(metrics: pd.DataFrame) -> str | None:
-    keys = {str(k) for k in metrics["source_key"].unique()}
+    keys = {str(k) for k in metrics["source_key"].cat.categories}
     if any(k.startswith(("critic/", "actor/", "timing_s/", "val-core/")) for k in keys):
         return "verl"
     if any(k.startswith(("completions/", "rewards/", "train/rewards/")) or k == "frac_reward_zero_std" for k in keys):

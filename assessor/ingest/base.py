@@ -248,7 +248,7 @@ class RecordBuilder:
             "value": np.concatenate(values),
             "split": categorical(np.repeat(split_codes, repeat), ["train", "eval"]),
             "wall_time": np.concatenate(times),
-        })
+        }, copy=False)  # the arrays are fresh: let pandas keep them rather than copy them into blocks
 
     def _to_float(self, key: str, raw: list[Any]) -> np.ndarray | None:
         """Floats for one key; None when the key holds text rather than numbers."""
@@ -291,7 +291,7 @@ def _join_in_file_order(chunks: list[_Chunk]) -> tuple[np.ndarray, np.ndarray, n
 
 def categorical(codes: np.ndarray, categories: list[str]) -> pd.Categorical[str]:
     """A categorical column from integer codes (the cheap way to label millions of rows)."""
-    return pd.Categorical.from_codes(codes.astype(np.int64), categories=pd.Index(categories))
+    return pd.Categorical.from_codes(codes, categories=pd.Index(categories))  # pandas narrows the codes itself
 
 
 def empty_raw_frame() -> pd.DataFrame:

@@ -137,9 +137,7 @@ def _classify_file(found: Discovery, path: Path) -> None:
         found.event_files.append(path)
     elif name in CONFIG_FILE_NAMES:
         found.config_files.append((None, path))
-    elif suffix in _PAYLOAD_SUFFIXES:
-        return
-    elif name in _NOT_LOGS:
+    elif suffix in _PAYLOAD_SUFFIXES or name in _NOT_LOGS:
         return
     elif suffix in _TEXT_SUFFIXES or name.startswith("nohup"):
         found.files.append(path)

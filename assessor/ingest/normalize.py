@@ -231,11 +231,11 @@ def _assemble(pieces: list[Piece]) -> pd.DataFrame:
         return categorical(np.array([lookup[x] for x in values])[index], unique)
 
     return pd.DataFrame({
-        "step": np.concatenate([p.steps for p in pieces]).astype(np.int64),
+        "step": np.concatenate([p.steps for p in pieces]).astype(np.int64, copy=False),
         "metric": labels([p.metric for p in pieces]),
         "split": categorical(np.array([0 if p.split == "train" else 1 for p in pieces])[index], ["train", "eval"]),
-        "value": np.concatenate([p.values for p in pieces]).astype(np.float64),
+        "value": np.concatenate([p.values for p in pieces]).astype(np.float64, copy=False),
         "source_key": labels([p.source_key for p in pieces]),
         "source": labels([p.source for p in pieces]),
-        "wall_time": np.concatenate([p.wall_time for p in pieces]).astype(np.float64),
-    })
+        "wall_time": np.concatenate([p.wall_time for p in pieces]).astype(np.float64, copy=False),
+    }, copy=False)  # the arrays are fresh: let pandas keep them rather than copy them into blocks

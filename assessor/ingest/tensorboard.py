@@ -2,7 +2,8 @@
 
 The TFRecord framing is read here with `struct`, and each record is decoded with TensorBoard's own generated
 `Event` class. EventAccumulator is not used: by default it keeps 10,000 points per tag, purges events after
-a restart, and checks every CRC in pure Python, which makes it several times slower than this reader.
+a restart, and checks every CRC in pure Python, which makes it about 9x slower than this reader on a
+2,000,000-event file (`benchmarks/bench_tensorboard.py`).
 
 Scalars come in two encodings, both read here: the legacy `simple_value`, and a rank-0 float/double tensor
 whose tag carries the `scalars` plugin (metadata that may appear only on a tag's first value).
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError  # type: ignore[import-untyped,unused-ignore]
 from tensorboard.compat.proto.event_pb2 import Event
 
 from assessor.errors import UnreadableSourceError
@@ -37,7 +38,7 @@ _DT_FLOAT = 1
 _DT_DOUBLE = 2
 _SCALARS_PLUGIN = "scalars"
 
-_TIMESTAMP = re.compile(r"tfevents\.(\d+(?:\.\d+)?)")
+_TIMESTAMP = re.compile(r"tfevents\.(\d+)")
 
 _VERL_TAGS = ("critic/score/mean", "actor/pg_loss")
 _TRL_REWARD_OR_LOSS = ("train/reward", "train/loss")
@@ -124,7 +125,8 @@ def read_event_files(paths: list[Path], rel_root: Path) -> SourceData:
         if scan.error:
             warnings.append(scan.error)
 
-    label = _display_name(ordered[0], rel_root) if len(ordered) == 1 else _display_name(ordered[0].parent, rel_root)
+    source_path = ordered[0] if len(ordered) == 1 else ordered[0].parent
+    label = _display_name(source_path, rel_root)
     tags = list(dict.fromkeys(tag for scan in scans for tag in scan.series))
     if not tags:
         errors = [scan.error for scan in scans if scan.error]
@@ -136,7 +138,9 @@ def read_event_files(paths: list[Path], rel_root: Path) -> SourceData:
             what = "holds no complete event record"
         else:
             what = "holds no scalar summaries"
-        raise UnreadableSourceError(f"{label}: {what}; point assessor at the folder with the training event files")
+        raise UnreadableSourceError(
+            f"{label}: {what}; point assessor at the folder with the training event files"
+        )
 
     builder = RecordBuilder()
     for tag in tags:
@@ -148,10 +152,10 @@ def read_event_files(paths: list[Path], rel_root: Path) -> SourceData:
         names = ", ".join(_display_name(p, rel_root) for p in ordered)
         notes.append(f"{label}: combined {len(ordered)} event files ({names}), each tag ordered by wall time")
     if skipped:
-        notes.append(f"{label}: skipped {skipped} scalar-plugin tensors that are not a single float or double")
+        notes.append(f"{label}: skipped {skipped} scalar-plugin tensors that are not one float or double")
 
     return SourceData(
-        path=ordered[0] if len(ordered) == 1 else ordered[0].parent,
+        path=source_path,
         format=FORMAT,
         frame=builder.build(),
         facts=_facts(tags, label),
@@ -165,7 +169,8 @@ def _scan_file(path: Path, name: str, plugins: dict[str, str]) -> _Scan:
     try:
         buf = path.read_bytes()
     except OSError as err:
-        return _Scan(series={}, events=0, size=0, error=f"{name}: cannot be read ({err.strerror}); check the file")
+        error = f"{name}: cannot be read ({err.strerror}); check the file's permissions"
+        return _Scan(series={}, events=0, size=0, error=error)
     size = len(buf)
     series: dict[str, _Series] = {}
     # Bound append methods per tag: the hot loop then costs one dict lookup and three calls a point.
@@ -200,7 +205,10 @@ def _scan_file(path: Path, name: str, plugins: dict[str, str]) -> _Scan:
         try:
             event = parse(buf[start:end])
         except DecodeError:
-            warning = f"{name}: record {events + 1} is not a valid event (corrupt file?); read {events} events before it"
+            warning = (
+                f"{name}: record {events + 1} is not a valid event (corrupt file?); "
+                f"read {events} events before it"
+            )
             break
         pos = end + _FOOTER_SIZE
         events += 1
@@ -216,10 +224,10 @@ def _scan_file(path: Path, name: str, plugins: dict[str, str]) -> _Scan:
             value = summary_values[0]
             number = value.simple_value
             if number or value.WhichOneof("value") == "simple_value":
-                add = appenders.get(value.tag) or column(value.tag)
-                add[0](step)
-                add[1](number)
-                add[2](wall_time)
+                add_step, add_value, add_time = appenders.get(value.tag) or column(value.tag)
+                add_step(step)
+                add_value(number)
+                add_time(wall_time)
                 continue
         for value in summary_values:
             kind = value.WhichOneof("value")
@@ -238,10 +246,10 @@ def _scan_file(path: Path, name: str, plugins: dict[str, str]) -> _Scan:
                 number = tensor_number
             else:
                 continue  # images, histograms, audio
-            add = appenders.get(tag) or column(tag)
-            add[0](step)
-            add[1](number)
-            add[2](wall_time)
+            add_step, add_value, add_time = appenders.get(tag) or column(tag)
+            add_step(step)
+            add_value(number)
+            add_time(wall_time)
     return _Scan(series=series, events=events, size=size, warning=warning, skipped_tensors=skipped)
 
 
@@ -292,7 +300,7 @@ def _incomplete(name: str, events: int) -> str:
 
 def _header_ok(buf: bytes, pos: int) -> bool:
     """Whether a record's length field matches its CRC (told apart: a partial tail from a corrupt length)."""
-    (stored,) = struct.unpack_from("<I", buf, pos + 8)
+    stored = int(struct.unpack_from("<I", buf, pos + 8)[0])
     return _masked_crc32c(buf[pos:pos + 8]) == stored
 
 
@@ -307,10 +315,10 @@ def _masked_crc32c(data: bytes) -> int:
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
-def _file_order(path: Path) -> tuple[float, str]:
-    """Event files sort by the creation time in their name, then by name."""
+def _file_order(path: Path) -> tuple[int, str]:
+    """Event files sort by the creation time in their name, then by name (ties of equal wall time only)."""
     match = _TIMESTAMP.search(path.name)
-    return (float(match[1]) if match else 0.0, path.name)
+    return (int(match[1]) if match else 0, path.name)
 
 
 def _display_name(path: Path, rel_root: Path) -> str:
