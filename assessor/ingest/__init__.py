@@ -58,6 +58,9 @@ def load_run(path: str | Path) -> Run:
     warnings: list[str] = []
     ignored: list[str] = []
     datas = _read_all(found, warnings, ignored)
+    # Readers name files by absolute path; in a report, paths relative to the run directory read better.
+    warnings[:] = [w.replace(f"{found.root}/", "") for w in warnings]
+    ignored[:] = [w.replace(f"{found.root}/", "") for w in ignored]
 
     normalized = [normalize_source(data, _source_name(found, data)) for data in datas]
     metrics, overlap_notes = merge_pieces(normalized)
@@ -95,7 +98,7 @@ def _read_all(found: Discovery, warnings: list[str], ignored: list[str]) -> list
         try:
             return get_reader(reader_name).read(path)
         except UnreadableSourceError as error:
-            (ignored if quiet else warnings).append(str(error).replace(str(path), found.rel(path)))
+            (ignored if quiet else warnings).append(str(error))
             return None
 
     for data in _trainer_states(found, warnings):

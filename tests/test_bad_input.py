@@ -1,0 +1,91 @@
+"""Whatever lands in a run directory, `inspect` answers with a report or a one-line error: never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from assessor.cli import main
+from tests.conftest import EXAMPLES
+
+NAMES = ["trainer_state.json", "log.jsonl", "metrics.csv", "events.out.tfevents.1.host.1.0", "train.log",
+         "nvidia-smi.csv", "step_logs.json", "out.txt"]
+
+VALID = {
+    "trainer_state.json": json.dumps({"log_history": [{"step": 1, "reward": 0.5}, {"step": 2, "reward": 0.6}]}),
+    "log.jsonl": '{"step": 1, "reward": 0.5}\n{"step": 2, "reward": 0.6}\n',
+    "metrics.csv": "step,reward\n1,0.5\n2,0.6\n",
+    "train.log": "step:1 - critic/score/mean:0.5\nstep:2 - critic/score/mean:0.6\n",
+    "nvidia-smi.csv": "timestamp, utilization.gpu [%]\n2024/01/01 00:00:00.000, 50 %\n",
+    "step_logs.json": json.dumps([{"step": 1, "loss": 0.1}]),
+    "out.txt": "[Step 1/10] loss=0.1 reward_avg=0.5\n",
+}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    files=st.dictionaries(
+        st.sampled_from(NAMES),
+        st.one_of(
+            st.binary(max_size=300),
+            st.text(max_size=300),
+            # a valid file cut at a random point, as a run that is still writing leaves it
+            st.sampled_from(sorted(VALID)).flatmap(
+                lambda name: st.integers(0, len(VALID[name])).map(lambda cut: VALID[name][:cut].encode())
+            ),
+        ),
+        max_size=4,
+    )
+)
+def test_random_and_truncated_files_never_crash(tmp_path_factory, files, capsys):
+    run = tmp_path_factory.mktemp("run")
+    for name, content in files.items():
+        data = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
+        (run / name).write_bytes(data)
+    code = main(["inspect", str(run), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code in (0, 2), err
+    if code == 2:
+        assert out == "" and err.startswith("Error: ") and err.count("\n") == 1
+    else:
+        json.loads(out)
+
+
+def test_truncated_event_file_in_a_real_layout(tmp_path, capsys):
+    source = next((EXAMPLES / "trl-grpo-live" / "runs").rglob("events.out.tfevents.*"))
+    target = tmp_path / "runs" / "x"
+    target.mkdir(parents=True)
+    data = source.read_bytes()
+    (target / source.name).write_bytes(data[: len(data) - 37])
+    assert main(["inspect", str(tmp_path), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert any("incomplete" in w for w in report["warnings"])
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
+def test_unreadable_file_is_named(tmp_path, capsys):
+    path = tmp_path / "log.jsonl"
+    path.write_text('{"step": 1, "reward": 0.5}\n', encoding="utf-8")
+    path.chmod(0)
+    assert main(["inspect", str(tmp_path)]) == 2
+    assert "log.jsonl" in capsys.readouterr().err
+
+
+def test_a_single_file_can_be_inspected(capsys):
+    log = EXAMPLES / "verl-grpo-gsm8k" / "train.log"
+    assert main(["inspect", str(log), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["last_step"] == 240
+    assert [s["path"] for s in report["sources"]] == ["train.log"]
+
+
+def test_symlink_loop_does_not_hang(tmp_path, capsys):
+    (tmp_path / "log.jsonl").write_text('{"step": 1, "reward": 0.5}\n', encoding="utf-8")
+    (tmp_path / "loop").symlink_to(tmp_path, target_is_directory=True)
+    assert main(["inspect", str(tmp_path)]) == 0
+    assert isinstance(Path(tmp_path).resolve(), Path)
