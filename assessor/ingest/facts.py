@@ -34,7 +34,8 @@ _PATHS: dict[str, tuple[str, ...]] = {
     "logging_interval": ("logging_steps", "logger.logging_steps"),
     "learning_rate": ("learning_rate", "actor_rollout_ref.actor.optim.lr", "actor_learning_rate", "optim.lr"),
     "loss_type": ("loss_type", "actor_rollout_ref.actor.loss_agg_mode"),
-    "model": ("model_name_or_path", "actor_rollout_ref.model.path", "pretrain", "policy.model_name", "_name_or_path"),
+    "model": ("model_name_or_path", "actor_rollout_ref.model.path", "pretrain", "policy.model_name", "_name_or_path",
+              "base_model_name_or_path"),
     "algorithm": ("algorithm.adv_estimator", "advantage_estimator", "adv_estimator"),
     "vocab_size": ("vocab_size",),
 }

@@ -45,7 +45,8 @@ def render_inspection(report: RunInspection, console: Console) -> None:
         ckpt_steps = [c.step for c in report.checkpoints]
         newest = ", ".join(c.path for c in report.checkpoints[-4:])
         lines.append(Text(
-            f"Checkpoints: {len(ckpt_steps)} on disk (steps {ckpt_steps[0]}–{ckpt_steps[-1]}); newest: {newest}"
+            f"Checkpoints: {len(ckpt_steps)} on disk (steps {ckpt_steps[0]}–{ckpt_steps[-1]}): "
+            f"{'…, ' if len(ckpt_steps) > 4 else ''}{newest}"
         ))
     else:
         lines.append(Text("Checkpoints: none on disk"))
