@@ -3,6 +3,7 @@
 The library comes first; the `assessor` command is a thin client of these functions.
 """
 
+from assessor.diagnose import Diagnostics, diagnose
 from assessor.errors import AssessorError, NoMetricsError, RunNotFoundError, UnreadableSourceError
 from assessor.ingest import load_run
 from assessor.inspection import RunInspection, inspect_run
@@ -11,6 +12,7 @@ from assessor.run import Checkpoint, Run, RunFacts, SourceInfo
 __all__ = [
     "AssessorError",
     "Checkpoint",
+    "Diagnostics",
     "NoMetricsError",
     "Run",
     "RunFacts",
@@ -18,6 +20,7 @@ __all__ = [
     "RunNotFoundError",
     "SourceInfo",
     "UnreadableSourceError",
+    "diagnose",
     "inspect_run",
     "load_run",
 ]

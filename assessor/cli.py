@@ -36,6 +36,33 @@ def inspect(run_dir: Path, fmt: str) -> None:
         render_inspection(report, _console())
 
 
+@cli.command()
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Also write diagnostics.json and the plots (dashboard.png, ...) here.")
+@click.option("--no-plots", is_flag=True, help="Do not render plots (with --out).")
+def diagnose(run_dir: Path, fmt: str, out_dir: Path | None, no_plots: bool) -> None:
+    """The numeric reading of RUN_DIR: trends, KL/reward quadrants, learning signal, eval, GPU, best checkpoint."""
+    from assessor import diagnose as run_diagnosis
+    from assessor import load_run
+    from assessor.report.diagnose_text import render_diagnostics
+
+    run = load_run(run_dir)
+    diagnostics = run_diagnosis(run)
+    if out_dir is not None:
+        from assessor.plots import render_plots
+
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "diagnostics.json").write_text(diagnostics.model_dump_json(indent=2), encoding="utf-8")
+        if not no_plots:
+            render_plots(run, diagnostics, out_dir)
+    if fmt == "json":
+        click.echo(diagnostics.model_dump_json(indent=2))
+    else:
+        render_diagnostics(diagnostics, _console())
+
+
 def _console() -> Console:
     # Piped output (a cron mail, a CI log) is not 80 columns wide: do not truncate metric names there.
     return Console(highlight=False, width=None if sys.stdout.isatty() else 160)

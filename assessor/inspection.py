@@ -67,7 +67,7 @@ def inspect_run(run: Run) -> RunInspection:
         key = str(metric) if split == "train" else f"eval/{metric}"
         steps = rows["step"].to_numpy()
         metrics[key] = MetricInfo(
-            split=str(split),  # type: ignore[arg-type]
+            split=str(split),
             source_key=str(rows["source_key"].iloc[0]),
             source=str(rows["source"].iloc[0]),
             points=len(rows),

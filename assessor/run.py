@@ -85,6 +85,17 @@ class Run:
     sources: list[SourceInfo]
     warnings: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)  # text files that held no metrics, with the reason
+    _rows: dict[tuple[str, str], np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def _positions(self, metric: str, split: str) -> np.ndarray:
+        # One pass over the table finds every metric's rows; later lookups are free (diagnosis reads dozens).
+        if self._rows is None:
+            grouped = self.metrics.groupby(["metric", "split"], observed=True, sort=False).indices
+            self._rows = {
+                (str(key[0]), str(key[1])): np.asarray(rows)  # type: ignore[index]
+                for key, rows in grouped.items()
+            }
+        return self._rows.get((metric, split), np.array([], dtype=np.int64))
 
     @property
     def last_step(self) -> int | None:
@@ -99,12 +110,15 @@ class Run:
 
     def has(self, metric: str, split: Split = "train") -> bool:
         """Whether the run logged this metric with at least one finite value."""
-        return bool(((self.metrics["metric"] == metric) & (self.metrics["split"] == split)).any())
+        return len(self._positions(metric, split)) > 0
 
     def series(self, metric: str, split: Split = "train") -> pd.Series:
         """Values of one metric indexed by step (empty when absent)."""
-        rows = self.metrics[(self.metrics["metric"] == metric) & (self.metrics["split"] == split)]
-        return pd.Series(rows["value"].to_numpy(), index=rows["step"].to_numpy(), name=metric, dtype="float64")
+        rows = self._positions(metric, split)
+        steps = self.metrics["step"].to_numpy()[rows]
+        values = self.metrics["value"].to_numpy()[rows]
+        order = np.argsort(steps, kind="stable")
+        return pd.Series(values[order], index=steps[order], name=metric, dtype="float64")
 
     def wide(self, split: Split = "train") -> pd.DataFrame:
         """One column per metric, one row per step."""

@@ -1,0 +1,96 @@
+"""The numeric stage: `diagnose(run) -> Diagnostics`. Pure functions, pydantic records out, no I/O.
+
+Each area of the practitioner's reading lives in its own module with one `diagnose_*` function taking a
+`Context` (the run plus a cache of per-signal readings) and returning its record with findings.
+"""
+
+from __future__ import annotations
+
+from assessor.diagnose.checkpoint import best_checkpoint
+from assessor.diagnose.clipping import diagnose_clipping
+from assessor.diagnose.components import diagnose_components
+from assessor.diagnose.context import Context
+from assessor.diagnose.entropy import diagnose_entropy
+from assessor.diagnose.evaluation import diagnose_eval
+from assessor.diagnose.gpu import diagnose_gpu
+from assessor.diagnose.instability import diagnose_instability
+from assessor.diagnose.kl_reward import diagnose_kl_reward
+from assessor.diagnose.learning_signal import diagnose_learning_signal
+from assessor.diagnose.length import diagnose_length
+from assessor.diagnose.loss import diagnose_loss
+from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, RunHeader
+from assessor.diagnose.reward import diagnose_reward
+from assessor.run import Run
+
+# Signals whose reading every report carries, when the run logs them.
+CORE_SIGNALS = (
+    "reward_mean", "reward_std", "reward_zero_std_frac", "kl", "entropy", "response_length_mean",
+    "response_length_clip_ratio", "clip_ratio_region", "clip_ratio_low", "clip_ratio_high", "loss", "pg_loss",
+    "grad_norm", "lr", "advantage_std", "time_step_s", "pref_margin", "pref_accuracy", "value_loss",
+)
+
+__all__ = ["Diagnostics", "diagnose"]
+
+
+def diagnose(run: Run) -> Diagnostics:
+    """Everything the numeric stage sees in a run (see `assessor.diagnose.models`)."""
+    ctx = Context(run)
+    for metric in CORE_SIGNALS:
+        ctx.book.get(metric)
+    for metric in run.metric_names("eval"):
+        ctx.book.get(metric, "eval")
+    reward = diagnose_reward(ctx)
+    kl_reward = diagnose_kl_reward(ctx)
+    learning_signal = diagnose_learning_signal(ctx)
+    components = diagnose_components(ctx)
+    entropy = diagnose_entropy(ctx)
+    length = diagnose_length(ctx)
+    clipping = diagnose_clipping(ctx)
+    loss = diagnose_loss(ctx)
+    evaluation = diagnose_eval(ctx)
+    instability = diagnose_instability(ctx)
+    gpu = diagnose_gpu(ctx)
+    checkpoint = best_checkpoint(ctx, evaluation)
+    findings: list[Finding] = [
+        f for section in (reward, kl_reward, learning_signal, components, entropy, length, clipping, loss, evaluation,
+                          instability)
+        for f in section.findings
+    ]
+    if gpu is not None:
+        findings.extend(gpu.findings)
+    findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.steps[0] if f.steps else 0))
+    facts = run.facts
+    last = run.last_step
+    return Diagnostics(
+        run=RunHeader(
+            name=run.name, framework=facts.framework, algorithm=facts.algorithm, last_step=last,
+            planned_total_steps=facts.planned_total_steps,
+            progress=last / facts.planned_total_steps if last is not None and facts.planned_total_steps else None,
+            logging_interval=facts.logging_interval,
+        ),
+        signals=ctx.book.all_summaries(),
+        reward=reward, kl_reward=kl_reward, learning_signal=learning_signal, reward_components=components,
+        entropy=entropy, length=length, clipping=clipping, loss=loss, eval=evaluation, instability=instability, gpu=gpu,
+        best_checkpoint=checkpoint, absent=_absent(ctx, kl_reward.kl_absent_reason), findings=findings,
+    )
+
+
+def _absent(ctx: Context, kl_reason: str | None) -> list[str]:
+    """What the run does not let us see, and what that hides."""
+    run = ctx.run
+    out = []
+    if kl_reason:
+        out.append(f"kl: {kl_reason}")
+    explanations = {
+        "reward_std": "reward spread (how much learning signal each batch carries)",
+        "entropy": "token entropy (collapse or blow-up of the sampling distribution)",
+        "response_length_mean": "response length (length hacking, truncation)",
+    }
+    for metric, what in explanations.items():
+        if not run.has(metric) and not (metric == "reward_std" and run.has("advantage_std")):
+            out.append(f"{metric}: not logged, so {what} cannot be read")
+    if not run.metric_names("eval"):
+        out.append("held-out eval: none logged, so the best checkpoint is judged from training reward alone")
+    if run.gpu is None and not any(m.startswith("time_") for m in run.metric_names("train")):
+        out.append("GPU telemetry and phase timings: none, so generation vs training time cannot be read")
+    return out

@@ -1,0 +1,272 @@
+"""Composite rewards read one component at a time.
+
+Models learn reward components one by one, and the total hides which. The common failure: an easy
+component (format) reaches its ceiling, stops contributing variance, and the total keeps looking healthy
+while the component that matters (correctness) stands still or falls. When the logged components do not
+add up to the total (a component is not logged, as in runs that log only the format reward next to the
+total), the remainder `reward_mean - sum(components)` is read as one more component.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from assessor.diagnose import robust
+from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.models import ComponentSummary, Finding, RewardComponentsDiagnosis, Severity, Trend
+from assessor.diagnose.signals import Reading, describe
+
+PREFIX, SUFFIX = "reward_component/", "_mean"
+REMAINDER = "remainder"
+# A 0..1 reward passing on nine samples in ten: its variance p(1 - p) is at most about a third of the 0.25 it
+# can carry, and the few failures left are what the whole advantage of that component is computed from.
+BOUNDED_CEILING = 0.9
+SPREAD_GONE = 0.25  # recent spread a quarter of the early spread: the component no longer varies
+SIGNIFICANT_NOISE = 3.0
+CLEAR_NOISE = 5.0
+STRETCH_T = 3.0
+BEST_T = 4.0  # the best stretch is chosen after looking, so its comparison needs a higher bar
+REMAINDER_SHARE = 0.05  # components missing more than 5% of the total: something is not logged
+CORRECTNESS_WORDS = ("correct", "accura", "answer", "math", "code", "pass", "exact", "verif", "solve")
+
+
+@dataclass(frozen=True)
+class _Component:
+    name: str
+    reading: Reading
+    direction: Trend  # start to now, tested against noise
+    saturated: bool
+
+
+def diagnose_components(ctx: Context) -> RewardComponentsDiagnosis:
+    """Read each logged reward component (`reward_component/<fn>_mean`) against the others and the total.
+
+    Args:
+        ctx: The run and its readings.
+
+    Returns:
+        Per component: start, now, direction and whether it is saturated; findings for a component at its
+        ceiling while another stalls or falls, and for components moving against the total.
+    """
+    names = sorted(
+        m[len(PREFIX):-len(SUFFIX)] for m in ctx.run.metric_names() if m.startswith(PREFIX) and m.endswith(SUFFIX))
+    components = []
+    for name in names:
+        reading = ctx.book.get(f"{PREFIX}{name}{SUFFIX}")
+        if reading is not None:
+            components.append(_read(name, reading))
+    if not components:
+        return RewardComponentsDiagnosis()
+    remainder = _remainder(ctx, names)
+    if remainder is not None:
+        components.append(_read(REMAINDER, remainder))
+    total = ctx.book.get("reward_mean")
+    # One component and nothing missing: it *is* the total, which the reward and learning-signal readings cover.
+    composite = len(components) > 1
+    findings = [*_saturated_while_other_stalls(components), *_against_total(components, total)] if composite else []
+    return RewardComponentsDiagnosis(
+        components=[
+            ComponentSummary(name=c.name, start=c.reading.summary.start, now=c.reading.summary.now,
+                             trend=c.direction, saturated=c.saturated)
+            for c in components
+        ],
+        findings=findings,
+    )
+
+
+def _read(name: str, reading: Reading) -> _Component:
+    return _Component(name, reading, _direction(reading), _saturated(reading))
+
+
+def _direction(reading: Reading) -> Trend:
+    """Start-to-now direction.
+
+    Either the edge levels differ by three noise units (with a confirming trend or change point; five
+    without), or the mean of the first stretch and of the last stretch differ by `STRETCH_T` standard
+    errors and by half a noise unit. The second test is what sees a sustained move in a per-step reward
+    averaged over a handful of samples, where each step is noisy but a hundred steps are not.
+    """
+    s = reading.summary
+    values = reading.series.values
+    noise = max(s.noise, robust.noise_floor(values))
+    change = s.now - s.start
+    size = abs(change) / noise
+    if size >= SIGNIFICANT_NOISE:
+        direction: Trend = "rising" if change > 0 else "falling"
+        confirmed = s.trend == direction or any(
+            cp.direction == ("up" if change > 0 else "down") for cp in s.change_points)
+        if confirmed or size >= CLEAR_NOISE:
+            return direction
+    w = _stretch(len(values))
+    if 2 * w > len(values):
+        return "flat"
+    early, late = values[:w], values[-w:]
+    diff = float(np.mean(late) - np.mean(early))
+    if abs(_t(early, late, reading.series.rho)) >= STRETCH_T and abs(diff) >= 0.5 * noise:
+        return "rising" if diff > 0 else "falling"
+    return "flat"
+
+
+def _fell_from_best(reading: Reading) -> tuple[float, int] | None:
+    """(best stretch mean, its middle step) when the last stretch sits clearly below the best earlier one.
+
+    The best stretch is the best of many candidates, so the bar is higher than for a plain comparison.
+    """
+    values, steps = reading.series.values, reading.series.steps
+    w = _stretch(len(values))
+    if 2 * w > len(values):
+        return None
+    means = np.convolve(values, np.ones(w) / w, mode="valid")[: len(values) - 2 * w + 1]
+    best = int(np.argmax(means))
+    stretch, recent = values[best:best + w], values[-w:]
+    drop = float(np.mean(stretch) - np.mean(recent))
+    noise = max(reading.summary.noise, robust.noise_floor(values))
+    if drop < 0.5 * noise or -_t(stretch, recent, reading.series.rho) < BEST_T:
+        return None
+    return float(np.mean(stretch)), int(steps[best + w // 2])
+
+
+def _stretch(n: int) -> int:
+    """Length of the stretches compared: a sixth of the run, at least five points."""
+    return max(5, n // 6)
+
+
+def _t(early: np.ndarray, late: np.ndarray, rho: float) -> float:
+    """Welch t of late minus early, with each side's size shrunk to its effective number of points."""
+    shrink = (1 - rho) / (1 + rho)
+    var = float(np.var(early, ddof=1)) / max(1.0, len(early) * shrink) + float(np.var(late, ddof=1)) / max(
+        1.0, len(late) * shrink)
+    diff = float(np.mean(late) - np.mean(early))
+    if var <= 0:
+        return 0.0 if diff == 0 else float(np.sign(diff)) * float("inf")
+    return diff / float(np.sqrt(var))
+
+
+def _saturated(reading: Reading) -> bool:
+    """At its own ceiling: near 1 for a reward bounded by 0..1, else at its observed top with the spread gone."""
+    s, values = reading.summary, reading.series.values
+    third = max(3, len(values) // 3)
+    if values.min() >= 0 and values.max() <= 1:
+        # Mean, not median: per-step values of a 0/1 reward are coarse fractions of a few samples.
+        return float(np.mean(values[-third:])) >= BOUNDED_CEILING
+    noise = max(s.noise, robust.noise_floor(values))
+    early, recent = _spread(values[:third]), _spread(values[-third:])
+    return s.now >= s.peak - noise and early > 0 and recent <= SPREAD_GONE * early
+
+
+def _spread(values: np.ndarray) -> float:
+    return float(np.median(np.abs(values - np.median(values)))) * robust.MAD_TO_SD
+
+
+def _remainder(ctx: Context, names: list[str]) -> Reading | None:
+    """`reward_mean - sum(components)` when the logged components clearly do not add up to the total."""
+    total = ctx.run.series("reward_mean")
+    if not len(total):
+        return None
+    parts = pd.concat([ctx.run.series(f"{PREFIX}{n}{SUFFIX}").rename(n) for n in names], axis=1, join="inner")
+    frame = parts.join(total.rename(" total"), how="inner").dropna()  # the space: no component has that name
+    if len(frame) < 3:
+        return None
+    rest = (frame[" total"] - frame[names].sum(axis=1)).to_numpy()
+    scale = float(np.median(np.abs(frame[" total"].to_numpy())))
+    if scale == 0 or float(np.median(np.abs(rest))) < REMAINDER_SHARE * scale:
+        return None
+    return describe(f"{PREFIX}{REMAINDER}{SUFFIX}", "train", frame.index.to_numpy(), rest)
+
+
+def _label(component: _Component) -> str:
+    if component.name == REMAINDER:
+        return "the rest of the reward (reward_mean minus the logged components)"
+    return component.name
+
+
+def _subject(component: _Component) -> str:
+    """The label at the start of a sentence."""
+    return "The rest" + _label(component)[len("the rest"):] if component.name == REMAINDER else (
+        f"Reward component {component.name}")
+
+
+def _correctness_like(component: _Component) -> bool:
+    return component.name == REMAINDER or any(w in component.name.lower() for w in CORRECTNESS_WORDS)
+
+
+def _saturated_while_other_stalls(components: list[_Component]) -> list[Finding]:
+    """One component at its ceiling while another (the one that matters, when recognisable) is flat or falls."""
+    findings: list[Finding] = []
+    saturated = [c for c in components if c.saturated]
+    stalled = [c for c in components if not c.saturated and c.direction != "rising"]
+    stalled.sort(key=lambda c: (not _correctness_like(c), c.direction != "falling"))
+    for full in saturated:
+        s = full.reading.summary
+        reached = _reached_step(full.reading)
+        if not stalled:
+            findings.append(finding(
+                s.metric, "component_saturated", "info",
+                f"{full.name} is at its ceiling ({_levels(full.reading)}; there since step {reached}): it adds no "
+                f"variance, so no learning signal, from here on.",
+                [reached, s.last_step],
+            ))
+            continue
+        other = stalled[0]
+        o = other.reading.summary
+        best = _fell_from_best(other.reading)
+        recent = float(np.mean(other.reading.series.values[-_stretch(o.points):]))
+        severity: Severity = "warning" if other.direction == "falling" or best else "watch"
+        if best is not None:
+            fate = (f"has fallen from {num(best[0])} (its best stretch, around step {best[1]}) to {num(recent)} "
+                    f"over the latest steps")
+        elif other.direction == "falling":
+            fate = f"has fallen from {num(o.start)} at the start to {num(o.now)}"
+        else:
+            fate = f"stays flat ({num(o.start)} at the start, {num(o.now)} now)"
+        findings.append(finding(
+            s.metric, "component_saturated_other_stalls", severity,
+            f"{full.name} is saturated ({_levels(full.reading)}; at its ceiling since step {reached}) while "
+            f"{_label(other)} {fate}: the total is carried by the easy component and the one that matters is not "
+            f"learning.",
+            [reached, best[1] if best else o.trend_window_start, s.last_step],
+        ))
+    return findings
+
+
+def _levels(reading: Reading) -> str:
+    """Mean over the first tenth and over the last third: plain means read better than medians of coarse fractions."""
+    values = reading.series.values
+    first, last = values[:max(3, len(values) // 10)], values[-max(3, len(values) // 3):]
+    return (f"mean {num(float(np.mean(first)))} over the first tenth of the run, {num(float(np.mean(last)))} over "
+            f"the last third")
+
+
+def _against_total(components: list[_Component], total: Reading | None) -> list[Finding]:
+    """A component moving opposite to the total: the total hides a loss (or a gain) in one part."""
+    if total is None:
+        return []
+    direction = _direction(total)
+    if direction == "flat":
+        return []
+    t = total.summary
+    findings: list[Finding] = []
+    for c in components:
+        if c.direction == "flat" or c.direction == direction:
+            continue
+        s = c.reading.summary
+        findings.append(finding(
+            s.metric, "component_against_total", "watch",
+            f"{_subject(c)} is {c.direction} ({num(s.start)} to {num(s.now)}) while the total reward is "
+            f"{direction} ({num(t.start)} to {num(t.now)}): the total hides what this component is doing.",
+            [s.trend_window_start, s.last_step],
+        ))
+    return findings
+
+
+def _reached_step(reading: Reading) -> int:
+    """First step of the final stretch in which the smoothed component stays within noise of where it is now."""
+    s = reading.summary
+    smooth, steps = reading.series.smooth, reading.series.red_steps
+    band = max(s.noise, robust.noise_floor(reading.series.values))
+    outside = np.flatnonzero(smooth < s.now - band)
+    index = int(outside[-1]) + 1 if len(outside) else 0
+    return int(steps[min(index, len(steps) - 1)])

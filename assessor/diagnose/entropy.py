@@ -1,0 +1,173 @@
+"""Token entropy: the expected gradual decline, a collapse towards determinism, or a blow-up towards noise.
+
+Entropy is measured in nats, so a rise of `d` nats multiplies the per-token perplexity (the effective
+number of equally likely next tokens) by e^d; that is the physical scale used for a blow-up. Its ceiling
+is ln(vocabulary size), the entropy of uniformly random tokens: a policy near it writes gibberish. A fall is
+read as a fraction of the run's own start, since what is "low" depends on the model and the task.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from assessor.diagnose import robust
+from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.models import EntropyDiagnosis, Finding, Severity, SignalSummary
+from assessor.diagnose.signals import Reading
+
+BLOW_UP_NATS = math.log(10)  # per-token perplexity up tenfold from the start
+STILL_UP_NATS = math.log(10) / 2  # perplexity still more than ~3x the start: the blow-up has not healed
+NEAR_UNIFORM = 0.5  # half way to ln(vocab): most of the way to random tokens on a log scale
+# Vocabulary unknown: take the largest vocabulary in common use (262,144 tokens), which understates how
+# close to uniform a given entropy is, so "critical" is only said when it holds for any common tokenizer.
+LN_VOCAB_UPPER = math.log(262_144)
+COLLAPSE_GONE = 0.1  # a tenth of the starting entropy: near-deterministic whatever the speed
+COLLAPSE_FAST = 0.25  # a quarter of the start, reached fast
+FAST_SHARE = 0.2  # "fast": most of the fall happens within a fifth of the run
+LOW_SHARE = 0.25  # a gradual decline to a quarter of the start is still worth watching
+DECLINE_RELATIVE = 0.85  # a decline must take at least 15% off the start to be called one
+RISE_RELATIVE = 1.25
+SIGNIFICANT_NOISE = 3.0
+CLEAR_NOISE = 5.0
+
+
+def diagnose_entropy(ctx: Context) -> EntropyDiagnosis:
+    """Classify the entropy curve and say what it means.
+
+    Args:
+        ctx: The run and its readings.
+
+    Returns:
+        The pattern (gradual_decline, stable, rising, collapse, blow_up, absent), the start and current
+        levels, ln(vocabulary) when the vocabulary is known, and findings.
+    """
+    vocab = ctx.facts.vocab_size
+    ln_vocab = math.log(vocab) if vocab and vocab > 1 else None
+    reading = ctx.book.get("entropy")
+    if reading is None:
+        return EntropyDiagnosis(pattern="absent", ln_vocab=ln_vocab)
+    s = reading.summary
+    blow_up = _blow_up(reading, ln_vocab)
+    if blow_up:
+        return EntropyDiagnosis(pattern="blow_up", start=s.start, now=s.now, ln_vocab=ln_vocab, findings=blow_up)
+    noise = max(s.noise, robust.noise_floor(reading.series.values))
+    change = s.now - s.start
+    if change < 0 and s.start > 0 and s.now <= DECLINE_RELATIVE * s.start and _significant(s, change, noise):
+        pattern, findings = _decline(reading)
+        return EntropyDiagnosis(pattern=pattern, start=s.start, now=s.now, ln_vocab=ln_vocab, findings=findings)
+    if change > 0 and s.now >= RISE_RELATIVE * max(s.start, 0.0) and _significant(s, change, noise):
+        onset = _settled_step(reading, (s.start + s.now) / 2, above=True)
+        return EntropyDiagnosis(pattern="rising", start=s.start, now=s.now, ln_vocab=ln_vocab, findings=[finding(
+            "entropy", "entropy_rising", "watch",
+            f"Entropy is rising: {num(s.start)} at the start, {num(s.now)} now, above the midpoint since step "
+            f"{onset}. The policy is growing less certain; together with a falling reward this is forgetting, "
+            f"with a rising one it is exploration.",
+            [onset, s.last_step],
+        )])
+    return EntropyDiagnosis(pattern="stable", start=s.start, now=s.now, ln_vocab=ln_vocab)
+
+
+def _blow_up(reading: Reading, ln_vocab: float | None) -> list[Finding]:
+    """Entropy jumping far above its start (per-token perplexity up at least tenfold, many noise units)."""
+    s = reading.summary
+    noise = max(s.noise, robust.noise_floor(reading.series.values))
+    rise = s.peak - s.start
+    if rise < BLOW_UP_NATS or rise < CLEAR_NOISE * noise:
+        return []
+    onset = _first_crossing(reading, s.start + rise / 2)
+    ceiling, ceiling_text = (
+        (ln_vocab, f"ln(vocabulary) = {num(ln_vocab)}") if ln_vocab is not None else
+        (LN_VOCAB_UPPER, f"against ln(262,144) = {num(LN_VOCAB_UPPER)} for the largest common vocabulary, since "
+         f"this run's is not known; the true share can only be higher")
+    )
+    still_up = s.now - s.start >= STILL_UP_NATS
+    fraction = s.now / ceiling
+    perplexity = f"about {num(math.exp(s.now))} equally likely tokens per position"
+    shape = (f"rose from {num(s.start)} to {num(s.peak)} (peak at step {s.peak_step}), past half-way from step "
+             f"{onset}")
+    severity: Severity
+    if still_up and fraction >= NEAR_UNIFORM:
+        severity = "critical"
+        verdict = (f"and is {num(s.now)} now, {num(fraction * 100)}% of the entropy of uniform noise "
+                   f"({ceiling_text}): {perplexity}, the policy is emitting near-random tokens.")
+    elif still_up:
+        severity = "warning"
+        ceiling_note = f" ({num(fraction * 100)}% of ln(vocabulary))" if ln_vocab is not None else ""
+        verdict = (f"and is still {num(s.now)} now{ceiling_note}: {perplexity}; the policy has lost much of "
+                   f"what it was sure of.")
+    else:
+        severity = "watch"
+        verdict = f"and has since come back to {num(s.now)}: an episode of near-random sampling the run recovered from."
+    return [finding("entropy", "entropy_blow_up", severity, f"Entropy blew up: it {shape}, {verdict}",
+                    [onset, s.peak_step])]
+
+
+def _decline(reading: Reading) -> tuple[str, list[Finding]]:
+    """Collapse (fast, or to a tiny fraction of the start) or the gradual decline training is expected to show."""
+    s = reading.summary
+    ratio = s.now / s.start
+    onset, end = _fall_span(reading)
+    span = max(1, s.last_step - s.first_step)
+    fast = (end - onset) <= FAST_SHARE * span
+    pct = f"{num(ratio * 100)}% of its start"
+    if ratio <= COLLAPSE_GONE or (ratio <= COLLAPSE_FAST and fast):
+        severity: Severity = "warning" if ratio <= COLLAPSE_GONE else "watch"
+        return "collapse", [finding(
+            "entropy", "entropy_collapse", severity,
+            f"Entropy collapsed from {num(s.start)} to {num(s.now)} ({pct}), most of the fall over steps "
+            f"{onset}-{end}: the sampling distribution is close to deterministic, so groups stop exploring and "
+            f"completions converge to one answer.",
+            [onset, end],
+        )]
+    if ratio <= LOW_SHARE:
+        return "gradual_decline", [finding(
+            "entropy", "entropy_low", "watch",
+            f"Entropy declined gradually from {num(s.start)} to {num(s.now)} ({pct}) over steps {onset}-{end}: "
+            f"the policy is becoming very confident; watch for completions converging.",
+            [onset, end],
+        )]
+    return "gradual_decline", [finding(
+        "entropy", "entropy_gradual_decline", "info",
+        f"Entropy declined gradually from {num(s.start)} to {num(s.now)} ({pct}): the policy is sharpening, "
+        f"as expected while it learns.",
+        [onset, end],
+    )]
+
+
+def _significant(summary: SignalSummary, change: float, noise: float) -> bool:
+    """A level change that noise does not explain (3 noise units with a confirming trend or change point, else 5)."""
+    size = abs(change) / noise
+    if size < SIGNIFICANT_NOISE:
+        return False
+    direction = "up" if change > 0 else "down"
+    confirmed = summary.trend == ("rising" if change > 0 else "falling") or any(
+        cp.direction == direction for cp in summary.change_points)
+    return confirmed or size >= CLEAR_NOISE
+
+
+def _fall_span(reading: Reading) -> tuple[int, int]:
+    """Steps between which the smoothed curve covers most (10% to 90%) of its fall from start to now."""
+    s = reading.summary
+    smooth, steps = reading.series.smooth, reading.series.red_steps
+    drop = s.start - s.now
+    reached = np.flatnonzero(smooth <= s.now + 0.1 * drop)
+    end_index = int(reached[0]) if len(reached) else int(np.argmin(smooth))
+    before = np.flatnonzero(smooth[:end_index + 1] >= s.start - 0.1 * drop)
+    start_index = int(before[-1]) if len(before) else 0
+    return int(steps[start_index]), int(steps[end_index])
+
+
+def _first_crossing(reading: Reading, level: float) -> int:
+    """First step where the smoothed curve reaches `level`."""
+    above = np.flatnonzero(reading.series.smooth >= level)
+    return int(reading.series.red_steps[above[0]]) if len(above) else reading.summary.peak_step
+
+
+def _settled_step(reading: Reading, level: float, above: bool) -> int:
+    """First step of the final stretch in which the smoothed curve stays past `level`."""
+    smooth, steps = reading.series.smooth, reading.series.red_steps
+    outside = np.flatnonzero(smooth < level if above else smooth > level)
+    index = int(outside[-1]) + 1 if len(outside) else 0
+    return int(steps[min(index, len(steps) - 1)])

@@ -1,0 +1,90 @@
+"""Held-out evaluation: where it peaked, whether it is falling, and whether it disagrees with training reward.
+
+Eval points are few (every 5-50 steps), so they are read raw: the peak is the best evaluated value, the
+decline is measured against the eval curve's own step-to-step noise, and it takes at least two evaluations
+past the peak before a decline is called.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from assessor.diagnose import robust
+from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.models import EvalDiagnosis, Finding, Severity
+
+# Preferred held-out metrics, best first; `loss` is lower-is-better.
+EVAL_METRICS = ("accuracy", "reward_mean", "pass_at_k", "pref_accuracy", "pref_margin", "loss")
+LOWER_IS_BETTER = frozenset({"loss"})
+
+
+def diagnose_eval(ctx: Context) -> EvalDiagnosis:
+    """Peak, now, decline from the peak in noise units, and divergence from training reward."""
+    metric = next((m for m in EVAL_METRICS if ctx.run.has(m, "eval")), None)
+    if metric is None:
+        return EvalDiagnosis()
+    series = ctx.run.series(metric, "eval")
+    steps, values = series.index.to_numpy(), series.to_numpy()
+    sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
+    score = sign * values
+    peak_index = int(np.argmax(score))
+    peak_step, now_step = int(steps[peak_index]), int(steps[-1])
+    out = EvalDiagnosis(
+        metric=metric, points=len(values), peak_step=peak_step, peak=float(values[peak_index]),
+        now=float(values[-1]), now_step=now_step,
+    )
+    if len(values) < 3:
+        return out
+    noise = _eval_noise(score)
+    recent = float(np.mean(score[-2:]))  # two evaluations, so one unlucky one does not call a decline
+    decline = (float(score[peak_index]) - recent) / noise
+    out.decline_from_peak_noise = decline
+    evals_after_peak = len(values) - 1 - peak_index
+    findings: list[Finding] = []
+    label = f"held-out {metric}"
+    if evals_after_peak >= 2 and decline >= 2.0:
+        relative = (float(score[peak_index]) - recent) / max(abs(float(score[peak_index])), 1e-12)
+        severity: Severity = "critical" if relative >= 0.5 else "warning"
+        findings.append(finding(
+            "eval", "eval_declining", severity,
+            f"{label} peaked at {num(out.peak)} at step {out.peak_step} and is {num(out.now)} at step {out.now_step} "
+            f"({decline:.1f}x its eval-to-eval noise of {num(noise)}, {evals_after_peak} evaluations since the "
+            "peak): the best model is behind us", [peak_step, now_step]))
+        out.diverging_from_train = _train_still_up(ctx, peak_step)
+        if out.diverging_from_train:
+            findings.append(finding(
+                "eval", "train_eval_divergence", "warning",
+                f"training reward kept rising after step {out.peak_step} while {label} fell: the gains do not "
+                "transfer (overfitting to the training prompts, or reward hacking)", [peak_step]))
+    elif peak_index == len(values) - 1 or (evals_after_peak <= 1 and decline < 2.0):
+        findings.append(finding(
+            "eval", "eval_at_best", "info",
+            f"{label} is at or near its best ({num(out.now)} at step {out.now_step}; peak {num(out.peak)})",
+            [now_step]))
+    else:
+        findings.append(finding(
+            "eval", "eval_holding", "info",
+            f"{label} is within noise of its peak ({num(out.peak)} at step {out.peak_step}; now {num(out.now)})",
+            [peak_step]))
+    out.findings = findings
+    return out
+
+
+def _eval_noise(score: np.ndarray) -> float:
+    noise, _ = robust.noise_level(score)
+    # With a handful of points the estimate is rough; never let it fall below 1% of the level's scale.
+    return max(noise, 0.01 * float(np.max(np.abs(score))), robust.noise_floor(score))
+
+
+def _train_still_up(ctx: Context, since_step: int) -> bool:
+    reward = ctx.book.get("reward_mean")
+    if reward is None:
+        return False
+    steps, values = reward.series.steps, reward.series.values
+    before = values[steps <= since_step]
+    after = values[steps > since_step]
+    if len(before) < 3 or len(after) < 3:
+        return False
+    k = max(3, min(len(before), len(after)) // 3)
+    rise = float(np.median(after[-k:])) - float(np.median(before[-k:]))
+    return rise > max(reward.series.noise, robust.noise_floor(values)) * 0.5

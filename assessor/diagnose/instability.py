@@ -1,0 +1,86 @@
+"""Instability events: spikes in KL, gradient norm and loss, and NaN/inf steps.
+
+A one-step outlier that the next steps recover from is worth noting; a spike after which the signal stays
+away is a regime change; NaN or inf in the loss or gradient norm is a numerical event, not missing data.
+"""
+
+from __future__ import annotations
+
+from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.models import ChangePoint, Finding, InstabilityDiagnosis, Severity, Spike
+
+SPIKE_SIGNALS = ("kl", "grad_norm", "pg_loss", "loss", "entropy", "policy_shift_kl")
+NAN_SIGNALS = ("loss", "pg_loss", "grad_norm", "kl", "reward_mean", "entropy", "value_loss")
+
+
+def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
+    """Spikes per signal and non-finite steps, with findings."""
+    out = InstabilityDiagnosis()
+    findings: list[Finding] = []
+    for metric in SPIKE_SIGNALS:
+        reading = ctx.book.get(metric)
+        if reading is None or not reading.summary.spikes:
+            continue
+        spikes = _confirmed(reading.summary.spikes, reading.summary.change_points)
+        out.spikes[metric] = spikes
+        if metric in ("kl", "grad_norm"):
+            findings.extend(_spike_findings(metric, spikes))
+    for metric in NAN_SIGNALS:
+        steps = ctx.run.nonfinite_steps(metric)
+        if not steps:
+            continue
+        out.nonfinite_steps[metric] = steps
+        logged = len(steps) + (len(ctx.run.series(metric)) if ctx.run.has(metric) else 0)
+        latest = _latest_all_nonfinite(ctx, metric, steps)
+        share = len(steps) / max(1, logged)
+        severity: Severity
+        if latest and metric in ("loss", "pg_loss", "grad_norm"):
+            severity, tail = "critical", ": the latest logged values are all NaN/inf, training has diverged"
+        elif share >= 0.2:
+            severity, tail = "warning", f" ({share:.0%} of logged steps)"
+        else:
+            # Isolated NaN gradient norms are what fp16 loss scaling does when it skips a step.
+            severity, tail = "watch", " (isolated; the steps around them are finite)"
+        shown = ", ".join(str(s) for s in steps[:6]) + (" …" if len(steps) > 6 else "")
+        findings.append(finding(
+            metric, "nonfinite", severity, f"{metric} was NaN/inf at {len(steps)} logged steps ({shown}){tail}",
+            steps[:6]))
+    out.findings = findings
+    return out
+
+
+def _latest_all_nonfinite(ctx: Context, metric: str, nan_steps: list[int], k: int = 3) -> bool:
+    """Whether the last `k` logged values of the metric are all non-finite."""
+    finite_steps = ctx.run.series(metric).index.to_numpy()
+    merged = sorted([(s, False) for s in nan_steps] + [(int(s), True) for s in finite_steps])
+    tail = merged[-k:]
+    return len(tail) == k and not any(is_finite for _, is_finite in tail)
+
+
+def _confirmed(spikes: list[Spike], change_points: list[ChangePoint]) -> list[Spike]:
+    """A spike counts as a regime change only where a lasting level shift was also found nearby."""
+    out = []
+    for spike in spikes:
+        lasting = any(abs(cp.step - spike.step) <= max(5, abs(spike.step) // 20) for cp in change_points)
+        out.append(spike if spike.kind == "outlier" or lasting else spike.model_copy(update={"kind": "outlier"}))
+    return out
+
+
+def _spike_findings(metric: str, spikes: list[Spike]) -> list[Finding]:
+    out: list[Finding] = []
+    regime = [s for s in spikes if s.kind == "regime_change"]
+    outliers = [s for s in spikes if s.kind == "outlier" and s.size_noise > 0]
+    if regime:
+        first = regime[0]
+        out.append(finding(
+            metric, "spike_regime_change", "warning",
+            f"{metric} jumped to {num(first.value)} at step {first.step} (level {num(first.level)}, "
+            f"{first.size_noise:.0f}x noise) and did not come back", [s.step for s in regime]))
+    if outliers:
+        biggest = max(outliers, key=lambda s: s.size_noise)
+        out.append(finding(
+            metric, "spike_outlier", "watch",
+            f"{len(outliers)} one-step {metric} spike{'s' if len(outliers) > 1 else ''}, the largest "
+            f"{num(biggest.value)} at step {biggest.step} (level {num(biggest.level)}); the next steps recovered",
+            [s.step for s in outliers]))
+    return out

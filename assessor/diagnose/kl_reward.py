@@ -1,0 +1,153 @@
+"""How reward moves together with KL: the practitioner's central diagnostic.
+
+KL says how far the policy has moved from its reference; reward says whether the move pays. Rising KL with
+rising reward is learning; rising KL with flat reward is drift without benefit (the run has done what it
+can); rising KL with falling reward is destruction. When the run logs no KL, we say why, and do not guess.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from assessor.diagnose import robust
+from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.models import Finding, KlRewardDiagnosis, Quadrant, QuadrantSpan, SignalSummary
+from assessor.diagnose.signals import Reading
+
+TIMELINE_WINDOWS = 6
+MIN_WINDOW_POINTS = 16
+
+
+def primary_reward(ctx: Context) -> str | None:
+    """The training reward to read: the task reward, or for preference training the implicit margin."""
+    for metric in ("reward_mean", "pref_margin", "pref_accuracy"):
+        if ctx.book.get(metric) is not None:
+            return metric
+    return None
+
+
+def diagnose_kl_reward(ctx: Context) -> KlRewardDiagnosis:
+    """Quadrant now and over the run's timeline, with findings."""
+    reward_metric = primary_reward(ctx)
+    kl = ctx.book.get("kl")
+    absent = _kl_absent_reason(ctx, kl)
+    if absent is not None:
+        return KlRewardDiagnosis(
+            kl_measured=False, kl_absent_reason=absent,
+            findings=[finding("kl", "kl_not_measured", "info", f"KL is not measured: {absent}.")],
+        )
+    assert kl is not None
+    reward = ctx.book.get(reward_metric) if reward_metric else None
+    if reward is None:
+        return KlRewardDiagnosis(kl_measured=True, findings=[
+            finding("kl", "no_reward", "info", "KL is logged but there is no training reward to read it against.")
+        ])
+    quadrant_now = _quadrant(kl.summary.trend, reward.summary.trend)
+    timeline = _timeline(kl, reward)
+    findings = _findings(quadrant_now, kl.summary, reward.summary, timeline)
+    return KlRewardDiagnosis(kl_measured=True, quadrant_now=quadrant_now, timeline=timeline, findings=findings)
+
+
+def _kl_absent_reason(ctx: Context, kl: Reading | None) -> str | None:
+    facts = ctx.facts
+    if kl is not None:
+        if float(np.max(np.abs(kl.series.values))) == 0.0:
+            return "it is logged as exactly 0 throughout, i.e. there is no KL term (0 does not mean no drift)"
+        return None
+    if facts.algorithm == "dpo":
+        return "DPO keeps the policy near its reference implicitly (through beta); its logs carry no KL"
+    if facts.beta == 0:
+        where = facts.provenance.get("beta", "the config")
+        return f"beta = 0 ({where}), so there is no KL term and nothing to log"
+    if facts.framework == "trl" and facts.algorithm in ("grpo", None):
+        return "TRL's GRPO logs `kl` only when beta > 0, and beta = 0 is its default since v0.19"
+    if facts.framework == "verl":
+        return "verl logs `actor/kl_loss` only with use_kl_loss (or `actor/reward_kl_penalty` with KL in the reward)"
+    return "the run does not log it"
+
+
+def _direction(trend: str) -> str:
+    return {"rising": "up", "falling": "down"}.get(trend, "flat")
+
+
+def _quadrant(kl_trend: str, reward_trend: str) -> Quadrant:
+    # A falling KL (a penalty pulling the policy back) counts as "stable": it is not drift.
+    kl_part = "kl_up" if kl_trend == "rising" else "kl_stable"
+    return f"{kl_part}_reward_{_direction(reward_trend)}"  # type: ignore[return-value]
+
+
+def _timeline(kl: Reading, reward: Reading) -> list[QuadrantSpan]:
+    first = max(int(kl.series.steps[0]), int(reward.series.steps[0]))
+    last = min(int(kl.series.steps[-1]), int(reward.series.steps[-1]))
+    if last <= first:
+        return []
+    points = min(len(kl.series.red_steps), len(reward.series.red_steps))
+    # Each window needs enough points for its own trend test to have a chance against the noise.
+    windows = max(1, min(TIMELINE_WINDOWS, points // MIN_WINDOW_POINTS))
+    edges = np.linspace(first, last + 1, windows + 1).astype(int)
+    spans: list[QuadrantSpan] = []
+    for start, end in itertools.pairwise(edges):
+        kl_trend = robust.trend(kl.series, int(start), end_step=int(end))
+        reward_trend = robust.trend(reward.series, int(start), end_step=int(end))
+        quadrant = _quadrant(kl_trend.direction, reward_trend.direction)
+        if spans and spans[-1].quadrant == quadrant:
+            previous = spans[-1]
+            spans[-1] = previous.model_copy(update={
+                "end_step": int(end) - 1, "reward_change": previous.reward_change + reward_trend.change,
+                "kl_change": previous.kl_change + kl_trend.change,
+            })
+        else:
+            spans.append(QuadrantSpan(
+                start_step=int(start), end_step=int(end) - 1, quadrant=quadrant,
+                reward_change=reward_trend.change, kl_change=kl_trend.change,
+            ))
+    return spans
+
+
+def _findings(
+    quadrant: Quadrant, kl: SignalSummary, reward: SignalSummary, timeline: list[QuadrantSpan]
+) -> list[Finding]:
+    since = kl.trend_window_start
+    kl_move = f"KL {num(kl.now - kl.trend_change)} → {num(kl.now)} since step {since}"
+    reward_level = f"{reward.metric} {num(reward.now)}"
+    reward_move = (
+        f"{reward.metric} {num(reward.now - reward.trend_change)} → {num(reward.now)} "
+        f"({reward.trend_change_noise:+.1f} noise units)"
+    )
+    out: list[Finding] = []
+    if quadrant == "kl_up_reward_down":
+        out.append(finding("kl_reward", quadrant, "critical",
+                           f"{kl_move} while {reward_move}: the policy is moving away from its reference and "
+                           "getting worse", [since]))
+    elif quadrant == "kl_up_reward_flat":
+        out.append(finding("kl_reward", quadrant, "warning",
+                           f"{kl_move} while {reward_level} is flat (Mann-Kendall p={reward.trend_p:.2f}): drift "
+                           "without improvement, the run may have done what it can", [since]))
+    elif quadrant == "kl_up_reward_up":
+        out.append(finding("kl_reward", quadrant, "info",
+                           f"{kl_move} with {reward_move}: the policy changes and improves", [since]))
+    elif quadrant == "kl_stable_reward_up":
+        out.append(finding("kl_reward", quadrant, "info",
+                           f"{reward_move} with KL steady at {num(kl.now)}: improving without drifting", [since]))
+    elif quadrant == "kl_stable_reward_flat":
+        out.append(finding("kl_reward", quadrant, "watch",
+                           f"KL steady at {num(kl.now)} and {reward_level} flat: the run has converged", [since]))
+    else:
+        out.append(finding("kl_reward", quadrant, "warning",
+                           f"{reward_move} with KL steady at {num(kl.now)}", [since]))
+    # Growth without bound: still rising fast relative to its own level, with no sign of levelling off.
+    # (Every run's KL is many times its near-zero start; that alone says nothing.)
+    if kl.trend == "rising" and kl.slowing is not True and kl.now > 0 and kl.trend_change >= 0.25 * kl.now:
+        out.append(finding("kl", "kl_unbounded", "warning",
+                           f"KL is still climbing fast: +{num(kl.trend_change)} since step {since} "
+                           f"({kl.trend_change / kl.now:.0%} of its current {num(kl.now)}) with no sign of levelling "
+                           "off", [since]))
+    earlier_bad = [s for s in timeline[:-1] if s.quadrant in ("kl_up_reward_flat", "kl_up_reward_down")]
+    if earlier_bad and quadrant not in ("kl_up_reward_flat", "kl_up_reward_down"):
+        span = earlier_bad[-1]
+        out.append(finding("kl_reward", "earlier_drift", "info",
+                           f"steps {span.start_step}–{span.end_step} were {span.quadrant.replace('_', ' ')}",
+                           [span.start_step]))
+    return out

@@ -1,0 +1,90 @@
+"""The reward trajectory: the primary signal.
+
+The questions a practitioner asks of it: is it still rising, and is the rise itself slowing? Has it
+levelled off? Did it peak and then fall (the better model is already behind us)? Levels are compared as
+stretch means against their standard errors (with the effective sample size of autocorrelated noise), so a
+fall sustained over many steps counts even when each step is noisy, and one bad batch does not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from assessor.diagnose import robust
+from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.kl_reward import primary_reward
+from assessor.diagnose.models import Finding, RewardDiagnosis, Severity
+
+DECLINE_T = 4.0  # the peak stretch is chosen as the best of many, so its comparison needs a high bar
+PROGRESS_T = 3.0
+
+
+def diagnose_reward(ctx: Context) -> RewardDiagnosis:
+    """Trend, slowing, plateau, and peak-then-decline of the training reward."""
+    metric = primary_reward(ctx)
+    reading = ctx.book.get(metric) if metric else None
+    if metric is None or reading is None:
+        return RewardDiagnosis()
+    s, series = reading.summary, reading.series
+    out = RewardDiagnosis(
+        metric=metric, trend=s.trend, slowing=s.slowing, start=s.start, now=s.now, peak=s.peak,
+        peak_step=s.peak_step, drop_from_peak_noise=s.drop_from_peak_noise, plateau_start=s.plateau_start,
+    )
+    width = max(min(5, series.n // 3), series.n // 10)
+    edge = np.zeros(series.n, dtype=bool)
+    first, last = edge.copy(), edge.copy()
+    first[:width], last[-width:] = True, True
+    peak_mask = robust.best_window(series, width)
+    peak_steps = series.steps[peak_mask]
+    peak_step = int(np.median(peak_steps))
+    from_peak = robust.level_shift(series, peak_mask, last)
+    progress = robust.level_shift(series, first, last)
+    overlapping = bool((peak_mask & last).any())
+    noise = max(series.noise, robust.noise_floor(series.values))
+    findings: list[Finding] = []
+    if not overlapping and -from_peak.t >= DECLINE_T and s.trend != "rising":
+        out.peak, out.peak_step = from_peak.before, peak_step
+        gain = from_peak.before - progress.before
+        severity: Severity
+        if gain > 0 and from_peak.after <= progress.before:
+            lost, severity = f"all of its gain and is below where it started ({num(progress.before)})", "critical"
+        elif gain > 0:
+            lost, severity = f"{(from_peak.before - from_peak.after) / gain:.0%} of its gain since the start", "warning"
+        else:
+            lost, severity = "ground", "warning"
+        findings.append(finding(
+            metric, "reward_peaked_then_declined", severity,
+            f"{metric} peaked at {num(from_peak.before)} around step {peak_step} (mean of steps "
+            f"{int(peak_steps[0])}–{int(peak_steps[-1])}) and averages {num(from_peak.after)} over the latest "
+            f"{width} logged steps ({-from_peak.t:.1f} standard errors lower): it has lost {lost}",
+            [peak_step]))
+    elif s.trend == "rising":
+        slowing = " but the rise is slowing (the latest third moves at under half the middle third's rate)" if (
+            s.slowing) else ""
+        findings.append(finding(
+            metric, "reward_rising", "info",
+            f"{metric} is still rising: +{num(s.trend_change)} since step {s.trend_window_start} "
+            f"({s.trend_change_noise:.1f} noise units){slowing}", [s.trend_window_start]))
+    elif s.trend == "falling":
+        findings.append(finding(
+            metric, "reward_falling", "warning",
+            f"{metric} is falling: {num(s.trend_change)} since step {s.trend_window_start} "
+            f"({s.trend_change_noise:.1f} noise units)", [s.trend_window_start]))
+    elif progress.t <= -PROGRESS_T or progress.after - progress.before <= -noise:
+        findings.append(finding(
+            metric, "reward_below_start", "critical" if progress.t <= -PROGRESS_T else "warning",
+            f"{metric} is below where it started: {num(progress.before)} over the first {width} logged steps, "
+            f"{num(progress.after)} over the latest {width} ({progress.t:+.1f} standard errors)", [s.first_step]))
+    elif abs(progress.t) < PROGRESS_T and abs(progress.after - progress.before) < 0.5 * noise and series.n >= 10:
+        findings.append(finding(
+            metric, "reward_no_progress", "watch",
+            f"{metric} is where it started: {num(progress.before)} over the first {width} logged steps, "
+            f"{num(progress.after)} over the latest {width} ({progress.t:+.1f} standard errors)", [s.first_step]))
+    else:
+        since = s.plateau_start if s.plateau_start is not None else s.trend_window_start
+        findings.append(finding(
+            metric, "reward_plateau", "watch",
+            f"{metric} has levelled off at {num(s.now)} since about step {since} (from {num(progress.before)} at "
+            "the start)", [since]))
+    out.findings = findings
+    return out

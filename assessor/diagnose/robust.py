@@ -1,0 +1,406 @@
+"""Robust statistics for noisy training curves.
+
+RL curves are autocorrelated (consecutive batches share a policy), spiky, and logged at uneven intervals.
+Everything here is built so that noise alone does not produce a finding:
+
+* the noise level comes from first differences (trends and level shifts cancel out of them), corrected for
+  lag-1 autocorrelation, so a wandering but trendless curve is not mistaken for a moving one;
+* trends are Theil-Sen slopes tested with Mann-Kendall, with the variance inflated by the autocorrelation
+  (an effective sample size), never a least-squares line through spikes;
+* change points come from binary segmentation, kept only when the shift is large against the noise *and*
+  significant with the effective sample size;
+* long series are reduced to at most a few hundred bin medians first, which keeps a 100,000-step run cheap.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+MAX_POINTS = 400
+OBVIOUS_CHANGE_NOISE = 4.0
+MAD_TO_SD = 1.4826
+
+
+@dataclass(frozen=True)
+class Series:
+    """One curve prepared for analysis: raw points, and a reduced copy (bin medians) for the slow parts."""
+
+    steps: np.ndarray  # raw, sorted, int64
+    values: np.ndarray  # raw, finite, float64
+    red_steps: np.ndarray  # reduced: median step of each bin
+    red_values: np.ndarray  # reduced: median value of each bin
+    bin_size: int
+    noise: float  # point-to-point noise of the raw values (robust standard deviation)
+    rho: float  # lag-1 autocorrelation of the noise, from differences
+    rho_local: float  # the same, from differences centred on their local median (blind to a bending trend)
+    smooth: np.ndarray  # smoothed level on the reduced grid
+
+    @property
+    def n(self) -> int:
+        """Number of raw points."""
+        return len(self.values)
+
+    @property
+    def red_noise(self) -> float:
+        """Noise of one reduced point (a bin median of `bin_size` raw points)."""
+        return self.noise * (1.2533 / math.sqrt(self.bin_size) if self.bin_size > 1 else 1.0)
+
+
+def prepare(steps: np.ndarray, values: np.ndarray, max_points: int = MAX_POINTS) -> Series:
+    """Reduce, smooth and measure the noise of one curve (steps sorted, values finite)."""
+    steps = np.asarray(steps, dtype=np.int64)
+    values = np.asarray(values, dtype=np.float64)
+    n = len(values)
+    bin_size = max(1, math.ceil(n / max_points))
+    if bin_size > 1:
+        usable = (n // bin_size) * bin_size
+        red_values = np.median(values[:usable].reshape(-1, bin_size), axis=1)
+        red_steps = np.median(steps[:usable].reshape(-1, bin_size), axis=1).astype(np.int64)
+        if usable < n:  # the tail keeps its own bin so the latest steps are never dropped
+            red_values = np.append(red_values, np.median(values[usable:]))
+            red_steps = np.append(red_steps, int(np.median(steps[usable:])))
+    else:
+        red_values, red_steps = values.copy(), steps.copy()
+    noise, rho = noise_level(values)
+    _, rho_local = noise_level(values, local=True)
+    return Series(steps, values, red_steps, red_values, bin_size, noise, rho, rho_local, smooth(red_values))
+
+
+def noise_level(values: np.ndarray, local: bool = False) -> tuple[float, float]:
+    """Robust noise standard deviation and lag-1 autocorrelation, from first differences.
+
+    For AR(1) noise with variance s^2 and autocorrelation r, differences have variance 2 s^2 (1 - r) and
+    lag-1 autocorrelation -(1 - r) / 2; a trend or a level shift barely touches either.
+
+    >>> rng = np.random.default_rng(0)
+    >>> round(noise_level(rng.normal(0, 2.0, 5000))[0], 1)
+    2.0
+    """
+    if len(values) < 4:
+        spread = float(np.std(values)) if len(values) > 1 else 0.0
+        return spread, 0.0
+    diffs = np.diff(values)
+    center: np.ndarray | float = np.median(diffs)
+    if local and len(diffs) >= 9:
+        # Centred on a running median, differences forget a slowly bending trend (fast early learning).
+        center = pd.Series(diffs).rolling(9, center=True, min_periods=1).median().to_numpy()
+    mad = float(np.median(np.abs(diffs - center))) * MAD_TO_SD
+    if mad == 0.0:  # discrete or mostly constant metrics: fall back to the mean absolute deviation
+        mad = float(np.mean(np.abs(diffs - center))) * 1.2533
+    if mad == 0.0:
+        return 0.0, 0.0
+    clipped = np.clip(diffs - center, -4 * mad, 4 * mad)  # spikes must not set the autocorrelation
+    denominator = float(np.dot(clipped, clipped))
+    acf_diff = float(np.dot(clipped[1:], clipped[:-1])) / denominator if denominator else -0.5
+    rho = min(0.9, max(0.0, 1.0 + 2.0 * acf_diff))
+    return mad / math.sqrt(2.0 * (1.0 - rho)), rho
+
+
+def smooth(values: np.ndarray) -> np.ndarray:
+    """A running median (spikes do not move it) followed by a short running mean."""
+    n = len(values)
+    if n < 5:
+        return values.astype(np.float64).copy()
+    window = int(min(31, max(3, n // 12)) | 1)
+    series = pd.Series(values)
+    median = series.rolling(window, center=True, min_periods=1).median()
+    return median.rolling(max(3, window // 2) | 1, center=True, min_periods=1).mean().to_numpy()
+
+
+def edge_level(values: np.ndarray, at_end: bool) -> float:
+    """Robust level of the first or last stretch of a curve (median of about a tenth of it)."""
+    k = int(min(50, max(3, len(values) // 10)))
+    part = values[-k:] if at_end else values[:k]
+    return float(np.median(part))
+
+
+@dataclass(frozen=True)
+class TrendResult:
+    """The recent direction of a curve."""
+
+    direction: str  # rising | falling | flat
+    change: float  # Theil-Sen change across the window, metric units
+    change_noise: float
+    p_value: float
+    window_start: int  # first step of the window
+
+
+def mann_kendall_p(y: np.ndarray, rho: float) -> float:
+    """Two-sided Mann-Kendall p-value with ties, variance inflated for lag-1 autocorrelation `rho`."""
+    n = len(y)
+    if n < 4:
+        return 1.0
+    signs = np.sign(y[None, :] - y[:, None])
+    s = float(np.triu(signs, 1).sum())
+    _, counts = np.unique(y, return_counts=True)
+    ties = float(np.sum(counts * (counts - 1) * (2 * counts + 5)))
+    variance = (n * (n - 1) * (2 * n + 5) - ties) / 18.0
+    if variance <= 0:
+        return 1.0
+    inflation = (1 + rho) / (1 - rho) if rho < 1 else float("inf")
+    z = (s - math.copysign(1.0, s)) / math.sqrt(variance * inflation) if s else 0.0
+    return float(2 * stats.norm.sf(abs(z)))
+
+
+def trend(
+    series: Series, start_step: int | None = None, alpha: float = 0.05, min_change_noise: float = 0.25,
+    end_step: int | None = None,
+) -> TrendResult:
+    """Direction over part of a curve (by default its last third, at least 8 points; `end_step` exclusive).
+
+    A trend needs both a significant Mann-Kendall test and a change of at least `min_change_noise` noise
+    units across the window, so that a very long run does not report a drift nobody would care about.
+    """
+    steps, values = series.red_steps, series.red_values
+    if start_step is None:
+        span = steps[-1] - steps[0]
+        start_step = int(steps[-1] - span / 3) if span else int(steps[0])
+    mask = steps >= start_step
+    if end_step is not None:
+        mask &= steps < end_step
+    if mask.sum() < 8 and end_step is None:
+        mask = np.zeros(len(steps), dtype=bool)
+        mask[-min(8, len(steps)):] = True
+    x, y = steps[mask].astype(np.float64), values[mask]
+    if len(y) < 4 or x[-1] == x[0]:
+        return TrendResult("flat", 0.0, 0.0, 1.0, int(x[0]) if len(x) else 0)
+    fit = stats.theilslopes(y, x)
+    slope = float(fit.slope)
+    change = slope * float(x[-1] - x[0])
+    noise = max(series.noise, noise_floor(series.values))
+    # The noise's autocorrelation, seen two ways: around the window's own line (blind to the run's early
+    # bend but unreliable in short windows) and from locally centred differences over the whole run.
+    rho = max(_residual_rho(y - (fit.intercept + slope * x)), _reduced_rho(series, local=True))
+    p_value = mann_kendall_p(y, rho)
+    change_noise = change / noise
+    direction = "flat"
+    # `noise` is the curve's stationary spread, so no amount of autocorrelation carries it this far on its
+    # own: a move this large is a trend even when the window is too short or too bent for the test.
+    obvious = abs(change_noise) >= OBVIOUS_CHANGE_NOISE
+    if (p_value < alpha and abs(change_noise) >= min_change_noise) or obvious:
+        direction = "rising" if change > 0 else "falling"
+    return TrendResult(direction, change, change_noise, p_value, int(x[0]))
+
+
+def _reduced_rho(series: Series, local: bool) -> float:
+    """Autocorrelation of the noise between consecutive reduced points (bin medians decorrelate)."""
+    rho = series.rho_local if local else series.rho
+    return rho if series.bin_size == 1 else min(0.9, rho ** series.bin_size)
+
+
+def _residual_rho(residuals: np.ndarray) -> float:
+    """Lag-1 autocorrelation of residuals around the window's own trend line, bias-corrected for short windows.
+
+    Measured inside the window rather than over the whole run: early fast learning bends the curve, and
+    over the whole run that bend would read as strongly autocorrelated noise and hide a real recent trend.
+    """
+    n = len(residuals)
+    centred = residuals - np.median(residuals)
+    scale = float(np.median(np.abs(centred))) * MAD_TO_SD
+    if n < 6 or scale == 0.0:
+        return 0.0
+    clipped = np.clip(centred, -4 * scale, 4 * scale)
+    r1 = float(np.dot(clipped[1:], clipped[:-1]) / np.dot(clipped, clipped))
+    return min(0.9, max(0.0, r1 + (1 + 3 * r1) / n))
+
+
+def noise_floor(values: np.ndarray) -> float:
+    """A tiny positive noise for constant curves, so ratios stay finite."""
+    scale = float(np.max(np.abs(values))) if len(values) else 0.0
+    return max(1e-12, 1e-6 * scale)
+
+
+def slowing(series: Series) -> bool | None:
+    """Whether the latest third moves at well under half the rate of the middle third (None: too short)."""
+    steps = series.red_steps
+    if len(steps) < 12:
+        return None
+    span = steps[-1] - steps[0]
+    middle = trend(series, int(steps[0] + span / 3))
+    thirds = (steps >= steps[0] + span / 3) & (steps < steps[0] + 2 * span / 3)
+    if thirds.sum() < 4:
+        return None
+    x, y = steps[thirds].astype(np.float64), series.red_values[thirds]
+    middle_slope = float(stats.theilslopes(y, x).slope)
+    latest = trend(series)
+    latest_slope = latest.change / max(1.0, float(steps[-1] - latest.window_start))
+    if middle.direction == "flat" or middle_slope == 0:
+        return None
+    same_direction = math.copysign(1.0, latest_slope) == math.copysign(1.0, middle_slope)
+    return (not same_direction) or abs(latest_slope) < 0.5 * abs(middle_slope)
+
+
+def change_points(
+    series: Series, max_changes: int = 5, min_jump_noise: float = 0.75, min_t: float = 5.0
+) -> list[tuple[int, float, float]]:
+    """Lasting level shifts: (index into the reduced series, level before, level after).
+
+    Binary segmentation on the reduced curve. A split is kept when the two sides differ by at least
+    `min_jump_noise` raw-noise units and by `min_t` standard errors computed with the effective sample
+    size; `min_t` is high because the best of hundreds of candidate splits is being tested.
+    """
+    values = series.red_values
+    n = len(values)
+    min_segment = max(4, n // 20)
+    if n < 2 * min_segment:
+        return []
+    noise = max(series.noise, noise_floor(series.values))
+    red_rho = _reduced_rho(series, local=False)
+    shrink = (1 - red_rho) / (1 + red_rho)
+    found: list[tuple[int, float, float]] = []
+    segments = [(0, n)]
+    while segments and len(found) < max_changes:
+        best: tuple[float, int, int, int] | None = None
+        for lo, hi in segments:
+            split = _best_split(values[lo:hi], min_segment)
+            if split is None:
+                continue
+            k, gain = split
+            if best is None or gain > best[0]:
+                best = (gain, lo, hi, lo + k)
+        if best is None:
+            break
+        _, lo, hi, k = best
+        left, right = values[lo:k], values[k:hi]
+        jump = float(np.mean(right) - np.mean(left))
+        residual = np.concatenate((left - np.mean(left), right - np.mean(right)))
+        spread = max(float(np.std(residual)), series.red_noise, noise_floor(series.values))
+        n_left, n_right = max(1.0, len(left) * shrink), max(1.0, len(right) * shrink)
+        t_stat = abs(jump) / (spread * math.sqrt(1 / n_left + 1 / n_right))
+        segments.remove((lo, hi))
+        if abs(jump) >= min_jump_noise * noise and t_stat >= min_t:
+            found.append((k, float(np.median(left)), float(np.median(right))))
+            segments.extend([(lo, k), (k, hi)])
+    return sorted(found)
+
+
+def _best_split(values: np.ndarray, min_segment: int) -> tuple[int, float] | None:
+    n = len(values)
+    if n < 2 * min_segment:
+        return None
+    cumsum = np.cumsum(values)
+    total = cumsum[-1]
+    k = np.arange(min_segment, n - min_segment + 1)
+    left_mean = cumsum[k - 1] / k
+    right_mean = (total - cumsum[k - 1]) / (n - k)
+    gain = k * (n - k) / n * (left_mean - right_mean) ** 2
+    best = int(np.argmax(gain))
+    return int(k[best]), float(gain[best])
+
+
+def spikes(steps: np.ndarray, values: np.ndarray, noise: float, threshold: float = 6.0, limit: int = 10) -> list[
+    tuple[int, float, float, float, str]
+]:
+    """Points far from their neighbours: (step, value, local level, size in noise units, outlier|regime_change)."""
+    n = len(values)
+    if n < 7 or noise <= 0:
+        return []
+    level = pd.Series(values).rolling(7, center=True, min_periods=3).median().to_numpy()
+    z = (values - level) / noise
+    candidates = np.flatnonzero(np.abs(z) >= threshold)
+    if not len(candidates):
+        return []
+    candidates = candidates[np.argsort(-np.abs(z[candidates]))][:limit]
+    out = []
+    for i in sorted(int(c) for c in candidates):
+        before = values[max(0, i - 5):i]
+        after = values[i + 1:i + 6]
+        if len(before) and len(after):
+            stays_away = abs(float(np.median(after)) - float(np.median(before))) > 3 * noise and (
+                math.copysign(1, float(np.median(after)) - float(np.median(before))) == math.copysign(1, z[i])
+            )
+        else:
+            stays_away = False
+        out.append((int(steps[i]), float(values[i]), float(level[i]), float(z[i]),
+                    "regime_change" if stays_away else "outlier"))
+    return out
+
+
+def discontinuities(steps: np.ndarray, values: np.ndarray, limit: int = 5) -> list[tuple[int, float, float, float]]:
+    """Sudden doublings or halvings of a curve's magnitude: (step, before, after, ratio).
+
+    Compares the median magnitude just before and just after each point; both sides must be steady
+    (their own spread well under the jump), so noise around zero does not count.
+    """
+    n = len(values)
+    k = int(min(10, max(3, n // 20)))
+    if n < 2 * k + 1:
+        return []
+    magnitude = np.abs(values)
+    floor = max(noise_floor(values), 1e-3 * float(np.median(magnitude)) if n else 0.0)
+    logm = np.log(np.maximum(magnitude, floor))
+    series = pd.Series(logm)
+    before = series.rolling(k).median().shift(1).to_numpy()
+    after = series[::-1].rolling(k).median()[::-1].to_numpy()
+    spread_before = series.rolling(k).std().shift(1).to_numpy()
+    spread_after = series[::-1].rolling(k).std()[::-1].to_numpy()
+    jump = after - before
+    steady = (np.maximum(spread_before, spread_after) < np.abs(jump) / 2) & (np.abs(jump) >= math.log(2))
+    steady &= np.isfinite(jump)
+    out: list[tuple[int, float, float, float]] = []
+    candidates = np.flatnonzero(steady)
+    # Neighbouring indices see the same jump: keep the sharpest one of each run of candidates.
+    groups = np.split(candidates, np.flatnonzero(np.diff(candidates) > k) + 1) if len(candidates) else []
+    for group in groups:
+        i = int(group[np.argmax(np.abs(jump[group]))])
+        out.append((int(steps[i]), float(math.exp(before[i])), float(math.exp(after[i])), float(math.exp(jump[i]))))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def plateau_start(series: Series, trend_direction: str) -> int | None:
+    """First step of the final stretch where the level stays within half a noise unit of where it is now."""
+    if trend_direction != "flat" or len(series.smooth) < 8:
+        return None
+    band = 0.5 * max(series.noise, noise_floor(series.values))
+    now = float(series.smooth[-1])
+    outside = np.flatnonzero(np.abs(series.smooth - now) > band)
+    start_index = int(outside[-1]) + 1 if len(outside) else 0
+    if start_index >= len(series.smooth):
+        return None
+    span = series.red_steps[-1] - series.red_steps[0]
+    if span and (series.red_steps[-1] - series.red_steps[start_index]) < 0.2 * span:
+        return None
+    return int(series.red_steps[start_index])
+
+
+@dataclass(frozen=True)
+class LevelShift:
+    """The difference between two stretches of a curve, with its significance."""
+
+    before: float  # mean of the first stretch
+    after: float  # mean of the second
+    t: float  # difference in standard errors, with the effective sample size of autocorrelated noise
+
+
+def level_shift(series: Series, first: np.ndarray, second: np.ndarray) -> LevelShift:
+    """Compare two stretches of the raw curve (boolean masks): is the change more than noise?
+
+    A stretch mean has a much smaller error than one point, so a fall of one noise unit sustained over fifty
+    steps is significant where a single step of the same size is not.
+    """
+    a, b = series.values[first], series.values[second]
+    if len(a) < 2 or len(b) < 2:
+        return LevelShift(float(np.mean(a)) if len(a) else math.nan, float(np.mean(b)) if len(b) else math.nan, 0.0)
+    shrink = (1 - series.rho) / (1 + series.rho)
+    noise = max(series.noise, noise_floor(series.values))
+    error = noise * math.sqrt(1 / max(1.0, len(a) * shrink) + 1 / max(1.0, len(b) * shrink))
+    before, after = float(np.mean(a)), float(np.mean(b))
+    return LevelShift(before, after, (after - before) / error)
+
+
+def best_window(series: Series, width: int) -> np.ndarray:
+    """Mask of the `width` consecutive raw points with the highest mean."""
+    n = series.n
+    width = max(1, min(width, n))
+    means = np.convolve(series.values, np.ones(width) / width, mode="valid")
+    start = int(np.argmax(means))
+    mask = np.zeros(n, dtype=bool)
+    mask[start:start + width] = True
+    return mask

@@ -1,0 +1,92 @@
+"""Per-signal reading: levels, trend, slowing, noise, peak, plateau, change points, discontinuities, spikes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from assessor.diagnose import robust
+from assessor.diagnose.models import ChangePoint, Discontinuity, SignalSummary, Spike
+from assessor.run import Run, Split
+
+MIN_POINTS = 3
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A prepared curve and its summary."""
+
+    series: robust.Series
+    summary: SignalSummary
+
+
+def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -> Reading | None:
+    """The robust reading of one curve (None when it has fewer than three points)."""
+    if len(values) < MIN_POINTS:
+        return None
+    series = robust.prepare(steps, values)
+    smooth, red_steps = series.smooth, series.red_steps
+    noise = max(series.noise, robust.noise_floor(series.values))
+    now = robust.edge_level(series.red_values, at_end=True) if len(series.red_values) >= 6 else float(smooth[-1])
+    start = robust.edge_level(series.red_values, at_end=False) if len(series.red_values) >= 6 else float(smooth[0])
+    peak_index, trough_index = int(np.argmax(smooth)), int(np.argmin(smooth))
+    peak, trough = max(float(smooth[peak_index]), now, start), min(float(smooth[trough_index]), now, start)
+    recent = robust.trend(series)
+    cps = [
+        ChangePoint(
+            step=int(red_steps[k]), direction="up" if after > before else "down", before=before, after=after,
+            size_noise=abs(after - before) / noise,
+        )
+        for k, before, after in robust.change_points(series)
+    ]
+    jumps = [
+        Discontinuity(step=s, before=b, after=a, ratio=r) for s, b, a, r in robust.discontinuities(
+            series.red_steps, series.red_values)
+    ]
+    outliers = [
+        Spike(step=s, value=v, level=lv, size_noise=z, kind=kind)
+        for s, v, lv, z, kind in robust.spikes(series.steps, series.values, series.noise)
+    ]
+    summary = SignalSummary(
+        metric=metric, split=split, points=series.n, first_step=int(series.steps[0]),
+        last_step=int(series.steps[-1]), start=start, now=now, peak=peak,
+        peak_step=int(red_steps[peak_index]), trough=trough, trough_step=int(red_steps[trough_index]),
+        noise=series.noise, drop_from_peak_noise=(peak - now) / noise, rise_from_trough_noise=(now - trough) / noise,
+        trend=recent.direction,
+        trend_window_start=recent.window_start, trend_change=recent.change, trend_change_noise=recent.change_noise,
+        trend_p=recent.p_value, slowing=robust.slowing(series), plateau_start=robust.plateau_start(
+            series, recent.direction),
+        change_points=cps, discontinuities=jumps, spikes=outliers,
+    )
+    return Reading(series, summary)
+
+
+@dataclass
+class SignalBook:
+    """Readings of a run's curves, computed on first use and kept."""
+
+    run: Run
+    _cache: dict[tuple[str, str], Reading | None] = field(default_factory=dict)
+
+    def get(self, metric: str, split: Split = "train") -> Reading | None:
+        """The reading of one metric, or None when it is absent or too short."""
+        key = (metric, split)
+        if key not in self._cache:
+            series = self.run.series(metric, split)
+            self._cache[key] = describe(metric, split, series.index.to_numpy(), series.to_numpy()) if len(
+                series) else None
+        return self._cache[key]
+
+    def summary(self, metric: str, split: Split = "train") -> SignalSummary | None:
+        """Just the summary."""
+        reading = self.get(metric, split)
+        return reading.summary if reading else None
+
+    def all_summaries(self) -> dict[str, SignalSummary]:
+        """Every reading made so far, keyed `metric` (train) or `eval/metric`."""
+        out: dict[str, SignalSummary] = {}
+        for (metric, split), reading in sorted(self._cache.items()):
+            if reading is not None:
+                out[metric if split == "train" else f"eval/{metric}"] = reading.summary
+        return out

@@ -1,0 +1,61 @@
+"""Figures of a run and its diagnosis, written as PNG files.
+
+`render_plots(run, diagnostics, out_dir)` writes:
+
+* `dashboard.png` (always): the practitioner's dashboard (see `figures.dashboard_figure`);
+* `kl_reward.png` when the run logs a KL: reward against KL, coloured by step;
+* `gpu.png` when the run logs phase timings or an nvidia-smi log was found.
+
+Only the object-oriented matplotlib API is used (`Figure` + `FigureCanvasAgg`), so rendering never
+touches pyplot's global figure registry or the interactive backend of the calling program.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from assessor.diagnose.models import Diagnostics
+from assessor.plots.figures import dashboard_figure, gpu_figure, has_gpu_data, has_kl, kl_reward_figure
+from assessor.plots.style import DPI
+from assessor.run import Run
+
+__all__ = ["dashboard_figure", "gpu_figure", "kl_reward_figure", "render_plots", "save_figure"]
+
+
+def save_figure(fig: Figure, path: Path) -> Path:
+    """Write one figure as a PNG of exactly its pixel size (no tight bounding box, so sizes are stable).
+
+    Args:
+        fig: A figure from `assessor.plots.figures`.
+        path: Where to write it; the parent folder must exist.
+
+    Returns:
+        The path written.
+    """
+    FigureCanvasAgg(fig)  # attaches itself as fig.canvas: Agg rendering whatever backend pyplot may use
+    fig.savefig(path, format="png", dpi=DPI)
+    return path
+
+
+def render_plots(run: Run, diagnostics: Diagnostics, out_dir: Path) -> list[Path]:
+    """Draw the figures a run supports and write them into `out_dir` (created if needed).
+
+    Args:
+        run: The loaded run.
+        diagnostics: `assessor.diagnose.diagnose(run)`; empty or placeholder records are handled.
+        out_dir: Folder for the PNG files.
+
+    Returns:
+        Paths written, in order: `dashboard.png`, then `kl_reward.png` and `gpu.png` when drawn.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = [save_figure(dashboard_figure(run, diagnostics), out_dir / "dashboard.png")]
+    if has_kl(run):
+        written.append(save_figure(kl_reward_figure(run, diagnostics), out_dir / "kl_reward.png"))
+    if has_gpu_data(run):
+        written.append(save_figure(gpu_figure(run, diagnostics), out_dir / "gpu.png"))
+    return written

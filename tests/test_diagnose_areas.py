@@ -1,0 +1,488 @@
+"""Length, entropy, clipping, loss and reward components: each pattern on series made to show it, and on
+series made not to (pure noise, autocorrelated noise, a one-step spike, a transient dip that recovers);
+then the patterns the real runs are known to show, checked against their numbers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from assessor import load_run
+from assessor.diagnose.clipping import diagnose_clipping
+from assessor.diagnose.components import diagnose_components
+from assessor.diagnose.context import Context
+from assessor.diagnose.entropy import diagnose_entropy
+from assessor.diagnose.length import diagnose_length, infer_cap
+from assessor.diagnose.loss import diagnose_loss
+from assessor.diagnose.models import Finding
+from tests.runs import ar1, make_run
+
+N = 200
+STEPS = np.arange(1, N + 1)
+SEEDS = range(5)
+
+
+def ctx(tmp_path, config=None, **series) -> Context:
+    return Context(make_run(tmp_path, config=config, **series))
+
+
+def alarms(findings: list[Finding]) -> set[str]:
+    """Kinds of everything above `info`."""
+    return {f.kind for f in findings if f.severity != "info"}
+
+
+def only(findings: list[Finding], kind: str) -> Finding:
+    (found,) = [f for f in findings if f.kind == kind]
+    return found
+
+
+def step_up(at: int, before: float, after: float) -> np.ndarray:
+    return np.where(at > STEPS, before, after)
+
+
+def spike(base: np.ndarray, at: int, value: float) -> np.ndarray:
+    out = base.copy()
+    out[at - 1] = value
+    return out
+
+
+def dip(base: np.ndarray, at: int, value: float, width: int = 2) -> np.ndarray:
+    out = base.copy()
+    out[at - 1:at - 1 + width] = value
+    return out
+
+
+def not_patterns(level: float, scale: float, seed: int) -> dict[str, np.ndarray]:
+    """Curves with no pattern: white noise, autocorrelated noise, one spike, a short dip that recovers."""
+    rng = np.random.default_rng(seed)
+    flat = level + rng.normal(0, scale, N)
+    return {
+        "noise": flat,
+        "ar_noise": level + ar1(seed, N, 0.8, scale),
+        "spike": spike(flat, 120, level + 40 * scale),
+        "dip": dip(flat, 90, level - 30 * scale if level - 30 * scale > 0 else level * 0.02),
+    }
+
+
+# --------------------------------------------------------------------------------------------- length
+
+
+def test_length_explodes_to_the_configured_cap(tmp_path):
+    length = np.minimum(512, 200 + np.maximum(0, STEPS - 60) * 8.0) + ar1(1, N, 0.3, 6)
+    d = diagnose_length(ctx(tmp_path, config={"max_completion_length": 512}, reward=0.5 + ar1(2, N, 0.3, 0.05),
+                            completions__mean_length=np.minimum(length, 512),
+                            completions__clipped_ratio=np.clip((length - 480) / 40, 0, 1)))
+    assert d.cap == 512 and d.at_cap_fraction is not None and d.at_cap_fraction > 0.9
+    f = only(d.findings, "length_explosion_to_cap")
+    assert f.severity == "critical"
+    assert 95 <= f.steps[0] <= 110  # the mean reaches 512 - 3% around step 98
+    assert "512-token cap" in f.observation
+    assert d.clipped_ratio_now is not None and d.clipped_ratio_now > 0.5
+    assert "length_truncation" not in {x.kind for x in d.findings}  # said once, in the explosion finding
+
+
+def test_cap_inferred_from_pinned_max_and_explosion_found(tmp_path):
+    length = np.where(STEPS < 80, 240 + ar1(3, N, 0.3, 10), 512.0)
+    longest = np.where(STEPS < 80, 330 + ar1(4, N, 0.3, 15), 512.0)
+    c = ctx(tmp_path, completions__mean_length=length, completions__max_length=longest)
+    cap, source = infer_cap(c.run)
+    assert cap == 512 and source is not None and "response_length_max" in source
+    d = diagnose_length(c)
+    assert only(d.findings, "length_explosion_to_cap").steps[0] == 80
+
+
+def test_no_cap_is_inferred_from_a_maximum_that_varies(tmp_path):
+    c = ctx(tmp_path, completions__mean_length=240 + ar1(5, N, 0.3, 10),
+            completions__max_length=np.round(400 + ar1(6, N, 0.3, 40)))
+    assert infer_cap(c.run) == (None, None)
+
+
+def test_length_pinned_at_the_cap_from_the_start(tmp_path):
+    length = np.full(N, 256.0)
+    length[[17, 33]] = [231.5, 250.25]
+    d = diagnose_length(ctx(tmp_path, completions__mean_length=length))
+    assert d.cap == 256
+    assert only(d.findings, "length_at_cap_from_start").severity == "warning"
+
+
+def test_length_running_up_towards_the_cap(tmp_path):
+    length = 300 + 1500 * np.clip((STEPS - 100) / 80, 0, 1) + ar1(7, N, 0.3, 20)
+    d = diagnose_length(ctx(tmp_path, config={"max_completion_length": 2048}, completions__mean_length=length))
+    f = only(d.findings, "length_approaching_cap")
+    assert f.severity == "warning"  # more than doubled on the way to the cap
+    assert 125 <= f.steps[0] <= 155  # half-way (1050 tokens) at step 140
+
+
+def test_length_collapse_to_a_few_tokens(tmp_path):
+    length = np.where(STEPS < 70, 180 + ar1(8, N, 0.3, 12), 3.5 + ar1(9, N, 0.3, 0.5))
+    d = diagnose_length(ctx(tmp_path, completions__mean_length=length))
+    f = only(d.findings, "length_collapse")
+    assert f.severity == "warning" and f.steps[0] == 70
+    assert "length_falling" not in {x.kind for x in d.findings}
+
+
+def test_length_collapse_that_recovers_is_an_episode(tmp_path):
+    length = np.where((STEPS >= 60) & (STEPS < 120), 3.0, 200.0) + ar1(10, N, 0.3, 1.0)
+    d = diagnose_length(ctx(tmp_path, completions__mean_length=length))
+    f = only(d.findings, "length_collapse_recovered")
+    assert f.severity == "watch" and f.steps == [60, 119]
+
+
+def test_length_drift_up_without_a_cap(tmp_path):
+    length = 300 + 200 * STEPS / N + ar1(11, N, 0.4, 15)
+    d = diagnose_length(ctx(tmp_path, completions__mean_length=length))
+    assert d.trend == "rising" and d.cap is None
+    assert only(d.findings, "length_rising").severity == "watch"
+
+
+def test_truncation_rising_with_the_gap_to_finished_completions(tmp_path):
+    clipped = np.clip((STEPS - 80) / 150, 0, 0.7) + np.abs(ar1(12, N, 0.3, 0.02))
+    d = diagnose_length(ctx(tmp_path, config={"max_completion_length": 1024},
+                            completions__mean_length=400 + 400 * clipped,
+                            completions__mean_terminated_length=np.full(N, 380.0),
+                            completions__clipped_ratio=clipped))
+    f = only(d.findings, "length_truncation")
+    assert f.severity == "warning" and 125 <= f.steps[0] <= 145  # the ratio passes its midpoint, 0.35, at ~133
+    assert "finish average 380" in f.observation
+
+
+def test_within_batch_spread_collapsing(tmp_path):
+    mean = 300 + ar1(13, N, 0.3, 5)
+    half_range = 150 * np.exp(-STEPS / 50) + 10
+    d = diagnose_length(ctx(tmp_path, completions__mean_length=mean, completions__max_length=mean + half_range,
+                            completions__min_length=mean - half_range))
+    f = only(d.findings, "length_spread_collapse")
+    assert f.severity == "watch"
+
+
+def test_length_hacking_length_and_reward_rise_together(tmp_path):
+    drift = STEPS / N
+    d = diagnose_length(ctx(tmp_path, completions__mean_length=200 + 250 * drift + ar1(14, N, 0.3, 12),
+                            reward=0.3 + 0.4 * drift + ar1(15, N, 0.3, 0.05)))
+    assert d.length_reward_correlation is not None and d.length_reward_correlation > 0.5
+    assert only(d.findings, "length_reward_coupled").severity == "watch"
+
+
+def test_correlation_without_drift_is_only_a_number(tmp_path):
+    wander = ar1(16, N, 0.9, 1.0)
+    d = diagnose_length(ctx(tmp_path, completions__mean_length=300 + 10 * wander, reward=0.5 + 0.05 * wander))
+    assert d.length_reward_correlation is not None and d.length_reward_correlation > 0.9
+    assert d.findings == []
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("shape", ["noise", "ar_noise", "spike", "dip"])
+def test_length_noise_is_not_a_finding(tmp_path, seed, shape):
+    length = not_patterns(300, 15, seed)[shape]
+    clipped = np.clip(not_patterns(0.05, 0.01, seed + 10)[shape], 0, 1)
+    d = diagnose_length(ctx(tmp_path, config={"max_completion_length": 1024}, completions__mean_length=length,
+                            completions__clipped_ratio=clipped, completions__max_length=length + 200,
+                            completions__min_length=np.maximum(1, length - 200),
+                            reward=0.5 + ar1(seed + 20, N, 0.5, 0.05)))
+    assert d.findings == []
+
+
+# --------------------------------------------------------------------------------------------- entropy
+
+
+def test_entropy_gradual_decline_is_expected(tmp_path):
+    d = diagnose_entropy(ctx(tmp_path, entropy=1.0 - 0.4 * STEPS / N + ar1(20, N, 0.3, 0.02)))
+    assert d.pattern == "gradual_decline"
+    assert [f.severity for f in d.findings] == ["info"]
+
+
+def test_entropy_collapse(tmp_path):
+    entropy = np.where(STEPS < 100, 0.8, 0.03) + np.abs(ar1(21, N, 0.3, 0.01))
+    d = diagnose_entropy(ctx(tmp_path, entropy=entropy))
+    assert d.pattern == "collapse"
+    f = only(d.findings, "entropy_collapse")
+    assert f.severity == "warning" and 90 <= f.steps[0] <= 100
+
+
+def test_entropy_blow_up_towards_ln_vocab_is_critical(tmp_path):
+    entropy = np.where(STEPS < 80, 0.6 + ar1(22, N, 0.3, 0.05), 9.8 + ar1(23, N, 0.3, 0.05))
+    d = diagnose_entropy(ctx(tmp_path, config={"vocab_size": 32000}, entropy=entropy))
+    assert d.pattern == "blow_up" and d.ln_vocab == pytest.approx(math.log(32000))
+    f = only(d.findings, "entropy_blow_up")
+    assert f.severity == "critical" and 75 <= f.steps[0] <= 82
+    assert "ln(vocabulary) = 10.4" in f.observation
+
+
+def test_entropy_blow_up_far_from_ln_vocab_is_a_warning(tmp_path):
+    entropy = np.where(STEPS < 80, 0.2, 3.5) + ar1(24, N, 0.3, 0.05)
+    d = diagnose_entropy(ctx(tmp_path, entropy=entropy))
+    assert d.pattern == "blow_up" and d.ln_vocab is None
+    assert only(d.findings, "entropy_blow_up").severity == "warning"
+
+
+def test_entropy_blow_up_that_recovers_is_watched(tmp_path):
+    entropy = np.where((STEPS >= 80) & (STEPS < 120), 5.0, 0.3) + ar1(25, N, 0.3, 0.05)
+    d = diagnose_entropy(ctx(tmp_path, entropy=entropy))
+    assert d.pattern == "blow_up"
+    assert only(d.findings, "entropy_blow_up").severity == "watch"
+
+
+def test_entropy_rising(tmp_path):
+    d = diagnose_entropy(ctx(tmp_path, entropy=0.5 + 0.4 * STEPS / N + ar1(26, N, 0.3, 0.02)))
+    assert d.pattern == "rising"
+    assert only(d.findings, "entropy_rising").severity == "watch"
+
+
+def test_entropy_absent(tmp_path):
+    d = diagnose_entropy(ctx(tmp_path, reward=0.5 + ar1(27, N, 0.3, 0.05)))
+    assert d.pattern == "absent" and d.findings == []
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("shape", ["noise", "ar_noise", "spike", "dip"])
+def test_entropy_noise_is_stable(tmp_path, seed, shape):
+    d = diagnose_entropy(ctx(tmp_path, entropy=not_patterns(0.6, 0.02, seed)[shape]))
+    assert d.pattern == "stable" and d.findings == []
+
+
+# --------------------------------------------------------------------------------------------- clipping
+
+
+def test_clip_ratio_exactly_zero_is_normal(tmp_path):
+    zero = np.zeros(N)
+    d = diagnose_clipping(ctx(tmp_path, clip_ratio__region_mean=zero, clip_ratio__low_mean=zero,
+                              clip_ratio__high_mean=zero))
+    assert d.exactly_zero and d.level_now == 0.0
+    assert [(f.kind, f.severity) for f in d.findings] == [("clip_ratio_exactly_zero", "info")]
+    assert "num_iterations=1" in d.findings[0].observation
+
+
+def test_clip_ratio_high(tmp_path):
+    d = diagnose_clipping(ctx(tmp_path, clip_ratio__region_mean=np.clip(0.35 + ar1(30, N, 0.3, 0.02), 0, 1)))
+    assert only(d.findings, "clip_ratio_high").severity == "warning"
+
+
+def test_clip_ratio_rising(tmp_path):
+    region = np.clip(0.01 + 0.08 * np.clip((STEPS - 100) / 100, 0, 1) + ar1(31, N, 0.3, 0.004), 0, 1)
+    d = diagnose_clipping(ctx(tmp_path, clip_ratio__region_mean=region))
+    f = only(d.findings, "clip_ratio_rising")
+    assert f.severity == "watch" and 130 <= f.steps[0] <= 165
+    assert "KL blow-up" in f.observation
+
+
+def test_clip_ratio_high_side_dominates(tmp_path):
+    high = np.clip(0.04 + ar1(32, N, 0.3, 0.005), 0, 1)
+    low = np.clip(0.004 + ar1(33, N, 0.3, 0.001), 0, 1)
+    d = diagnose_clipping(ctx(tmp_path, clip_ratio__region_mean=high + low, clip_ratio__high_mean=high,
+                              clip_ratio__low_mean=low))
+    f = only(d.findings, "clip_ratio_high_side_dominates")
+    assert f.severity == "info" and d.high_now is not None and d.low_now is not None
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("shape", ["noise", "ar_noise", "spike", "dip"])
+def test_clip_ratio_noise_is_not_a_finding(tmp_path, seed, shape):
+    region = np.clip(not_patterns(0.05, 0.005, seed)[shape], 0, 1)
+    d = diagnose_clipping(ctx(tmp_path, clip_ratio__region_mean=region, clip_ratio__high_mean=region / 2,
+                              clip_ratio__low_mean=region / 2))
+    assert d.findings == [] and not d.exactly_zero
+
+
+def test_sparse_nonzero_clipping_is_not_exactly_zero(tmp_path):
+    region = np.zeros(N)
+    region[[40, 41, 90]] = [0.003, 0.001, 0.002]
+    d = diagnose_clipping(ctx(tmp_path, clip_ratio__region_mean=region))
+    assert not d.exactly_zero and d.findings == []
+
+
+# --------------------------------------------------------------------------------------------- loss
+
+
+def test_grpo_loss_oscillating_around_zero(tmp_path):
+    d = diagnose_loss(ctx(tmp_path, loss=np.random.default_rng(40).normal(0, 0.03, N)))
+    assert d.pattern == "oscillating_around_zero"
+    assert [f.kind for f in d.findings] == ["loss_not_a_progress_signal"]
+
+
+def test_grpo_loss_trend_is_never_a_warning(tmp_path):
+    d = diagnose_loss(ctx(tmp_path, loss=0.8 - 0.7 * STEPS / N + ar1(41, N, 0.3, 0.02)))
+    assert d.pattern == "declining"
+    assert alarms(d.findings) == set()
+
+
+def test_grpo_loss_sign_reversal(tmp_path):
+    d = diagnose_loss(ctx(tmp_path, loss=step_up(100, 0.4, -0.4) + ar1(42, N, 0.3, 0.05)))
+    assert d.pattern == "sign_reversal"
+    f = only(d.findings, "loss_sign_reversal")
+    assert f.severity == "watch" and 95 <= f.steps[0] <= 105
+
+
+def test_grpo_loss_discontinuity(tmp_path):
+    d = diagnose_loss(ctx(tmp_path, loss=step_up(120, 0.3, 0.9) + ar1(43, N, 0.3, 0.01)))
+    assert d.pattern == "discontinuity"
+    f = only(d.findings, "loss_discontinuity")
+    assert f.severity == "warning" and 115 <= f.steps[0] <= 125
+
+
+def test_grpo_loss_magnitude_blow_up_with_zero_steps(tmp_path):
+    rng = np.random.default_rng(44)
+    magnitude = 5 * np.exp(np.maximum(0, STEPS - 120) / 12)
+    loss = np.where(rng.random(N) < 0.5, 0.0, -magnitude * rng.uniform(0.5, 1.5, N))
+    d = diagnose_loss(ctx(tmp_path, loss=loss))
+    assert d.pattern == "blow_up"
+    f = only(d.findings, "loss_magnitude_blow_up")
+    assert f.severity == "warning" and 140 <= f.steps[0] <= 160  # |loss| passes ~50, the geometric midpoint, at ~148
+
+
+def test_loss_growing_smoothly_with_kl_from_zero_is_no_discontinuity(tmp_path):
+    loss = 0.004 * (1 - np.exp(-STEPS / 30)) * (1 + ar1(45, N, 0.3, 0.1))
+    d = diagnose_loss(ctx(tmp_path, loss=loss))
+    assert alarms(d.findings) == set()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("shape", ["noise", "ar_noise", "spike", "dip"])
+def test_grpo_loss_noise_is_not_an_alarm(tmp_path, seed, shape):
+    positive = not_patterns(0.05, 0.01, seed)[shape]
+    centred = not_patterns(0.0, 0.03, seed)[shape]
+    assert alarms(diagnose_loss(ctx(tmp_path / "a", loss=positive)).findings) == set()
+    assert alarms(diagnose_loss(ctx(tmp_path / "b", loss=centred)).findings) == set()
+
+
+def test_loss_exactly_zero(tmp_path):
+    d = diagnose_loss(ctx(tmp_path, loss=np.zeros(N)))
+    assert [f.kind for f in d.findings] == ["loss_exactly_zero"]
+
+
+def test_dpo_loss_declining_from_ln2_is_progress(tmp_path):
+    loss = np.maximum(0.05, math.log(2) * np.exp(-STEPS / 80) + ar1(46, N, 0.3, 0.02))
+    loss[0] = math.log(2)
+    d = diagnose_loss(ctx(tmp_path, loss=loss, rewards__margins=np.linspace(0, 3, N)))
+    assert d.pattern == "declining"
+    f = only(d.findings, "dpo_loss_declining")
+    assert f.severity == "info" and "ln 2" in f.observation
+
+
+def test_dpo_loss_stuck_at_ln2(tmp_path):
+    loss = math.log(2) + ar1(47, N, 0.3, 0.003)
+    d = diagnose_loss(ctx(tmp_path, loss=loss, rewards__margins=ar1(48, N, 0.3, 0.01)))
+    assert only(d.findings, "dpo_loss_flat_at_ln2").severity == "warning"
+
+
+def test_dpo_loss_rising_is_a_warning(tmp_path):
+    loss = 0.3 + 0.3 * STEPS / N + ar1(49, N, 0.3, 0.02)
+    d = diagnose_loss(ctx(tmp_path, loss=loss, rewards__margins=np.linspace(2, 0.5, N)))
+    assert only(d.findings, "dpo_loss_rising").severity == "warning"
+
+
+# --------------------------------------------------------------------------------------------- components
+
+
+def saturating(at: int = 60) -> np.ndarray:
+    return np.clip(0.5 + 0.5 * STEPS / at, 0, 1)
+
+
+def test_format_saturates_while_correctness_stays_flat(tmp_path):
+    fmt = np.clip(saturating() + ar1(50, N, 0.3, 0.02), 0, 1)
+    correct = np.clip(0.4 + ar1(51, N, 0.3, 0.05), 0, 1)
+    d = diagnose_components(ctx(tmp_path, reward=fmt + correct, rewards__format_reward__mean=fmt,
+                                rewards__accuracy_reward__mean=correct))
+    by_name = {c.name: c for c in d.components}
+    assert by_name["format_reward"].saturated and not by_name["accuracy_reward"].saturated
+    f = only(d.findings, "component_saturated_other_stalls")
+    assert f.severity == "watch" and "accuracy_reward" in f.observation
+
+
+def test_format_saturates_while_unlogged_correctness_falls(tmp_path):
+    fmt = np.clip(saturating() + ar1(52, N, 0.3, 0.02), 0, 1)
+    correct = np.clip(0.7 - 0.4 * STEPS / N + ar1(53, N, 0.3, 0.05), 0, 1)
+    d = diagnose_components(ctx(tmp_path, reward=fmt + correct, format_reward_avg=fmt))
+    names = [c.name for c in d.components]
+    assert names == ["format", "remainder"]
+    remainder = d.components[1]
+    assert remainder.trend == "falling" and remainder.start == pytest.approx(0.7, abs=0.1)
+    f = only(d.findings, "component_saturated_other_stalls")
+    assert f.severity == "warning" and "the rest of the reward" in f.observation
+
+
+def test_component_moving_against_the_total(tmp_path):
+    up = 0.2 + 0.6 * STEPS / N + ar1(54, N, 0.3, 0.03)
+    down = 0.5 - 0.2 * STEPS / N + ar1(55, N, 0.3, 0.03)
+    d = diagnose_components(ctx(tmp_path, reward=up + down, rewards__helpful__mean=up, rewards__concise__mean=down))
+    f = only(d.findings, "component_against_total")
+    assert "concise" in f.observation and f.severity == "watch"
+
+
+def test_components_that_add_up_leave_no_remainder(tmp_path):
+    a, b = 0.3 + ar1(56, N, 0.3, 0.03), 0.5 + ar1(57, N, 0.3, 0.03)
+    d = diagnose_components(ctx(tmp_path, reward=a + b, rewards__a__mean=a, rewards__b__mean=b))
+    assert [c.name for c in d.components] == ["a", "b"]
+
+
+def test_a_single_component_is_the_total(tmp_path):
+    fn = np.clip(saturating() + ar1(58, N, 0.3, 0.02), 0, 1)
+    d = diagnose_components(ctx(tmp_path, reward=fn, rewards__reward_fn__mean=fn))
+    assert [c.name for c in d.components] == ["reward_fn"] and d.components[0].saturated
+    assert d.findings == []
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("shape", ["noise", "ar_noise", "spike", "dip"])
+def test_component_noise_is_not_a_finding(tmp_path, seed, shape):
+    a = np.clip(not_patterns(0.6, 0.03, seed)[shape], 0, 1)
+    b = np.clip(not_patterns(0.3, 0.03, seed + 50)[shape], 0, 1)
+    d = diagnose_components(ctx(tmp_path, reward=a + b, rewards__a__mean=a, rewards__b__mean=b))
+    assert d.findings == []
+    assert all(c.trend == "flat" and not c.saturated for c in d.components)
+
+
+# --------------------------------------------------------------------------------------------- real runs
+
+
+def test_real_trl_completions_pinned_at_the_512_cap_from_step_30(real_runs):
+    c = Context(load_run(real_runs / "trl-grpo-q7b-rho1.0-s43"))
+    d = diagnose_length(c)
+    assert d.cap == 512 and d.at_cap_fraction == 1.0 and d.clipped_ratio_now == pytest.approx(1.0)
+    f = only(d.findings, "length_explosion_to_cap")
+    assert f.severity == "critical" and f.steps[0] == 30
+
+
+def test_real_entropy_blow_up_to_ln_vocab(real_runs):
+    run = load_run(real_runs / "rfs-ch07-grpo-kl-500")
+    d = diagnose_entropy(Context(run))  # no config: the vocabulary is not known
+    assert d.pattern == "blow_up" and d.ln_vocab is None
+    assert d.now == pytest.approx(11.93, abs=0.01)
+    f = only(d.findings, "entropy_blow_up")
+    assert f.severity == "critical" and 55 <= f.steps[0] <= 65  # entropy passes 5 at step 58
+    run.facts.vocab_size = 151936  # Qwen3's vocabulary, as the book prints it
+    known = diagnose_entropy(Context(run))
+    assert known.ln_vocab == pytest.approx(11.93, abs=0.01)
+    assert only(known.findings, "entropy_blow_up").severity == "critical"
+
+
+def test_real_format_reward_saturates_while_correctness_falls(real_runs):
+    d = diagnose_components(Context(load_run(real_runs / "rfs-ch07-grpo-format-reward-500")))
+    by_name = {c.name: c for c in d.components}
+    assert by_name["format"].saturated
+    assert by_name["remainder"].trend == "falling"  # reward_avg = correctness + format
+    f = only(d.findings, "component_saturated_other_stalls")
+    assert f.severity == "warning"
+
+
+def test_real_loss_magnitude_blow_up(real_runs):
+    d = diagnose_loss(Context(load_run(real_runs / "rfs-ch06-grpo-nokl-2048tok")))
+    assert d.metric == "loss" and d.pattern == "blow_up"
+    f = only(d.findings, "loss_magnitude_blow_up")
+    assert f.severity == "warning" and 170 <= f.steps[0] <= 225  # -300 by steps 161-180, -1800 by 181-200
+
+
+def test_real_clip_ratio_exactly_zero_is_not_a_warning(real_runs):
+    d = diagnose_clipping(Context(load_run(real_runs / "trl-grpo-q35-9b-rho0.7-s44")))
+    assert d.exactly_zero
+    assert [f.severity for f in d.findings] == ["info"]
+
+
+@pytest.mark.parametrize("name", ["verl-grpo-gsm8k-q3b-fsdp-base", "verl-grpo-gsm8k-q7b-fsdp-base"])
+def test_real_healthy_verl_baselines_raise_no_alarm_here(real_runs, name):
+    c = Context(load_run(real_runs / name))
+    findings = [*diagnose_length(c).findings, *diagnose_clipping(c).findings, *diagnose_loss(c).findings,
+                *diagnose_components(c).findings]
+    assert alarms(findings) == set()
+    assert diagnose_entropy(c).pattern == "gradual_decline"  # 0.3 -> 0.05-0.07: sharpening, watched at most

@@ -1,0 +1,181 @@
+"""Reward trajectory, KL/reward quadrants, learning signal, eval, instability and the best checkpoint:
+each on series made to show the pattern and on series made not to."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assessor.diagnose import diagnose
+from tests.runs import ar1, make_run
+
+N = 200
+STEPS = np.arange(1, N + 1)
+
+
+def kinds(diagnostics, severities=("warning", "critical")):
+    return {f.kind for f in diagnostics.findings if f.severity in severities}
+
+
+def rising(total: float) -> np.ndarray:
+    return total * (1 - np.exp(-STEPS / 80))
+
+
+@pytest.mark.parametrize(
+    ("kl", "reward", "quadrant", "severity"),
+    [
+        (0.01 + 0.1 * STEPS / N, 0.2 + 0.5 * STEPS / N, "kl_up_reward_up", "info"),
+        (0.01 + 0.1 * STEPS / N, 0.6 + 0 * STEPS, "kl_up_reward_flat", "warning"),
+        (0.01 + 0.1 * STEPS / N, 0.8 - 0.5 * STEPS / N, "kl_up_reward_down", "critical"),
+        (0.05 + 0 * STEPS, 0.2 + 0.5 * STEPS / N, "kl_stable_reward_up", "info"),
+        (0.05 + 0 * STEPS, 0.6 + 0 * STEPS, "kl_stable_reward_flat", "watch"),
+    ],
+)
+def test_kl_reward_quadrants(tmp_path, kl, reward, quadrant, severity):
+    run = make_run(tmp_path, reward=reward + ar1(1, N, 0.3, 0.05), kl=kl + ar1(2, N, 0.3, 0.004))
+    d = diagnose(run)
+    assert d.kl_reward.quadrant_now == quadrant
+    (f,) = [f for f in d.kl_reward.findings if f.kind == quadrant]
+    assert f.severity == severity
+    assert f.steps and f.steps[0] >= 1
+
+
+def test_noise_only_run_has_no_warnings(tmp_path):
+    run = make_run(tmp_path, reward=0.5 + ar1(3, N, 0.6, 0.08), kl=0.05 + ar1(4, N, 0.6, 0.003),
+                   reward_std=0.3 + ar1(5, N, 0.5, 0.02), grad_norm=0.3 + ar1(6, N, 0.3, 0.03).clip(-0.2),
+                   entropy=0.6 + ar1(7, N, 0.5, 0.02))
+    d = diagnose(run)
+    assert kinds(d) == set()
+
+
+def test_kl_timeline_shows_when_drift_started(tmp_path):
+    kl = np.where(STEPS < 100, 0.02, 0.02 + 0.3 * (STEPS - 100) / 100)
+    reward = np.where(STEPS < 100, 0.2 + 0.6 * STEPS / 100, 0.8)
+    run = make_run(tmp_path, reward=reward + ar1(8, N, 0.3, 0.03), kl=kl + ar1(9, N, 0.3, 0.003))
+    timeline = diagnose(run).kl_reward.timeline
+    assert timeline[0].quadrant.endswith("reward_up")
+    assert timeline[-1].quadrant == "kl_up_reward_flat"
+    assert 60 <= next(s.start_step for s in timeline if s.quadrant == "kl_up_reward_flat") <= 140
+
+
+def test_missing_kl_is_stated_not_guessed(tmp_path):
+    run = make_run(tmp_path, reward=0.5 + ar1(10, N, 0.3, 0.05), config={"beta": 0.0})
+    d = diagnose(run)
+    assert not d.kl_reward.kl_measured
+    assert "beta = 0" in (d.kl_reward.kl_absent_reason or "")
+    assert d.kl_reward.quadrant_now is None
+    assert any(a.startswith("kl:") for a in d.absent)
+
+
+def test_reward_peak_then_decline_vs_transient_dip(tmp_path):
+    peaked = np.where(STEPS < 120, 0.2 + 0.6 * STEPS / 120, 0.8 - 0.4 * (STEPS - 120) / 80)
+    d = diagnose(make_run(tmp_path / "a", reward=peaked + ar1(11, N, 0.3, 0.05)))
+    (f,) = [f for f in d.reward.findings if f.kind == "reward_peaked_then_declined"]
+    assert f.severity in ("warning", "critical") and 90 <= f.steps[0] <= 140
+
+    dip = 0.2 + 0.6 * STEPS / N
+    dip[100:106] -= 0.4  # six bad batches, then back on track
+    d = diagnose(make_run(tmp_path / "b", reward=dip + ar1(12, N, 0.3, 0.05)))
+    assert "reward_peaked_then_declined" not in kinds(d)
+    assert d.reward.trend == "rising"
+
+
+def test_reward_still_rising_and_slowing(tmp_path):
+    d = diagnose(make_run(tmp_path, reward=0.1 + rising(0.8) + ar1(13, N, 0.3, 0.02)))
+    (f,) = d.reward.findings
+    assert f.kind == "reward_rising" and f.severity == "info"
+    assert d.reward.slowing is True
+
+
+def test_saturation_vs_healthy_spread(tmp_path):
+    reward = np.clip(0.3 + rising(0.7), 0, 1)
+    std = 0.45 * (1 - reward) + 0.005
+    zero = np.clip(reward, 0, 1)
+    d = diagnose(make_run(tmp_path / "a", reward=reward, reward_std=std, frac_reward_zero_std=zero))
+    assert d.learning_signal.saturated
+    assert "reward_saturated" in kinds(d)
+
+    d = diagnose(make_run(tmp_path / "b", reward=0.3 + 0.3 * STEPS / N + ar1(14, N, 0.3, 0.03),
+                          reward_std=0.4 + ar1(15, N, 0.3, 0.02), frac_reward_zero_std=0.2 + ar1(16, N, 0.3, 0.02)))
+    assert not d.learning_signal.saturated
+    assert kinds(d) == set()
+
+
+def test_identical_rewards_from_the_start_is_a_setup_failure(tmp_path):
+    d = diagnose(make_run(tmp_path, reward=np.zeros(50), reward_std=np.zeros(50), kl=np.zeros(50)))
+    assert d.learning_signal.identical_from_start
+    assert "identical_rewards" in kinds(d, ("critical",))
+
+
+def test_reward_at_floor_with_no_spread(tmp_path):
+    reward = np.where(STEPS < 60, 0.8, 0.0)
+    zero = np.where(STEPS < 60, 0.4, 1.0)
+    d = diagnose(make_run(tmp_path, reward=reward + np.where(STEPS < 60, ar1(17, N, 0.3, 0.05), 0),
+                          frac_reward_zero_std=zero))
+    assert "reward_floor_no_signal" in kinds(d, ("critical",))
+
+
+def test_eval_peak_and_decline_while_train_rises(tmp_path):
+    evals = np.array([0.30, 0.45, 0.55, 0.60, 0.52, 0.45, 0.40, 0.36, 0.33, 0.30])
+    run = make_run(tmp_path, reward=0.2 + 0.6 * STEPS / N + ar1(18, N, 0.3, 0.03), eval_every=20,
+                   eval_values=evals, checkpoints=(50, 75, 100, 150))
+    d = diagnose(run)
+    assert d.eval.peak_step == 80
+    assert "eval_declining" in kinds(d) and "train_eval_divergence" in kinds(d)
+    assert d.eval.diverging_from_train
+    best = d.best_checkpoint
+    assert (best.basis, best.best_step, best.checkpoint_step, best.checkpoint_path) == ("eval", 80, 75, "checkpoint-75")
+
+
+def test_noisy_flat_eval_is_not_a_decline(tmp_path):
+    evals = 0.5 + np.array([0.01, -0.02, 0.015, -0.01, 0.02, -0.015, 0.0, 0.01, -0.02, 0.005])
+    run = make_run(tmp_path, reward=0.5 + ar1(19, N, 0.3, 0.03), eval_every=20, eval_values=evals)
+    assert "eval_declining" not in kinds(diagnose(run))
+
+
+def test_one_step_kl_spike_vs_kl_blow_up(tmp_path):
+    kl = 0.05 + ar1(20, N, 0.3, 0.002)
+    kl[100] = 0.5
+    d = diagnose(make_run(tmp_path / "a", reward=0.5 + ar1(21, N, 0.3, 0.03), kl=kl))
+    assert [s.kind for s in d.instability.spikes["kl"]] == ["outlier"]
+    assert "spike_regime_change" not in kinds(d)
+
+    blown = 0.05 + ar1(22, N, 0.3, 0.002) + np.where(STEPS > 150, 2.0, 0.0)
+    d = diagnose(make_run(tmp_path / "b", reward=0.5 + ar1(23, N, 0.3, 0.03), kl=blown))
+    assert any(cp.step == 151 and cp.direction == "up" for cp in d.signals["kl"].change_points)
+
+
+def test_nan_loss_at_the_end_is_critical_and_isolated_nan_is_not(tmp_path):
+    loss = 0.1 + ar1(24, N, 0.3, 0.01)
+    loss[-4:] = np.nan
+    d = diagnose(make_run(tmp_path / "a", reward=0.5 + ar1(25, N, 0.3, 0.03), loss=loss))
+    assert d.instability.nonfinite_steps["loss"] == [197, 198, 199, 200]
+    assert "nonfinite" in kinds(d, ("critical",))
+
+    grad = 1.0 + ar1(26, N, 0.3, 0.05)
+    grad[[10, 90]] = np.nan
+    d = diagnose(make_run(tmp_path / "b", reward=0.5 + ar1(27, N, 0.3, 0.03), grad_norm=grad))
+    assert [f.severity for f in d.findings if f.kind == "nonfinite"] == ["watch"]
+
+
+def test_best_checkpoint_from_reward_when_no_eval(tmp_path):
+    peaked = np.where(STEPS < 120, 0.2 + 0.6 * STEPS / 120, 0.8 - 0.4 * (STEPS - 120) / 80)
+    run = make_run(tmp_path, reward=peaked + ar1(28, N, 0.3, 0.02), checkpoints=(50, 100, 150, 200))
+    best = diagnose(run).best_checkpoint
+    assert best.basis == "reward" and 100 <= (best.best_step or 0) <= 140
+    assert best.checkpoint_path == "checkpoint-100"
+
+
+def test_best_checkpoint_when_nothing_is_on_disk(tmp_path):
+    run = make_run(tmp_path, reward=0.1 + rising(0.8) + ar1(29, N, 0.3, 0.02))
+    best = diagnose(run).best_checkpoint
+    assert best.checkpoint_path is None and best.best_step is not None
+    assert "no checkpoints are on disk" in best.reason
+
+
+def test_findings_are_sorted_most_severe_first(tmp_path):
+    kl = 0.01 + 0.1 * STEPS / N
+    run = make_run(tmp_path, reward=0.8 - 0.5 * STEPS / N + ar1(30, N, 0.3, 0.03), kl=kl)
+    order = {"critical": 0, "warning": 1, "watch": 2, "info": 3}
+    severities = [order[f.severity] for f in diagnose(run).findings]
+    assert severities == sorted(severities)

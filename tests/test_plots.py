@@ -1,0 +1,190 @@
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import struct
+import sys
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+from pydantic import BaseModel, ValidationError
+
+from assessor import load_run
+from assessor.diagnose import diagnose
+from assessor.diagnose import models as m
+from assessor.plots import dashboard_figure, gpu_figure, kl_reward_figure, render_plots
+from assessor.plots.style import (
+    DASHBOARD_PX,
+    GPU_NO_TELEMETRY_PX,
+    GPU_PX,
+    KL_REWARD_PX,
+    MAX_DRAWN,
+    make_curve,
+    minmax_decimate,
+)
+from assessor.run import Run
+from tests.conftest import EXAMPLES
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """Width and height from the IHDR chunk (and a check that it is a PNG at all)."""
+    head = path.read_bytes()[:24]
+    assert head[:8] == PNG_SIGNATURE, f"{path} is not a PNG"
+    assert head[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", head[16:24])
+    return width, height
+
+
+def render(run_dir: Path, out: Path) -> dict[str, Path]:
+    run = load_run(run_dir)
+    written = render_plots(run, diagnose(run), out)
+    assert all(p.parent == out for p in written)
+    return {p.name: p for p in written}
+
+
+def write_state(folder: Path, history: list[dict[str, object]]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    state = {"global_step": history[-1]["step"], "logging_steps": 1, "max_steps": 100, "log_history": history}
+    (folder / "trainer_state.json").write_text(json.dumps(state), encoding="utf-8")
+    return folder
+
+
+def empty_diagnostics(run: Run) -> m.Diagnostics:
+    """The run's diagnosis with every area emptied: plots must not depend on any area being filled in."""
+    full = diagnose(run)
+    update: dict[str, object] = {
+        "signals": {}, "gpu": None, "findings": [], "absent": [],
+        "kl_reward": m.KlRewardDiagnosis(kl_measured=False), "entropy": m.EntropyDiagnosis(pattern="absent"),
+        "best_checkpoint": m.BestCheckpoint(basis="none", reason="nothing to go on"),
+    }
+    for name, value in full:
+        if isinstance(value, BaseModel) and name not in update and name != "run":
+            with contextlib.suppress(ValidationError):
+                update[name] = type(value)()
+    return full.model_copy(update=update)
+
+
+# --------------------------------------------------------------------------- bundled examples
+def test_trl_live_example_writes_all_three_figures(tmp_path):
+    files = render(EXAMPLES / "trl-grpo-live", tmp_path)
+    assert list(files) == ["dashboard.png", "kl_reward.png", "gpu.png"]  # KL logged, nvidia-smi log present
+    assert png_size(files["dashboard.png"]) == DASHBOARD_PX
+    assert png_size(files["kl_reward.png"]) == KL_REWARD_PX
+    assert png_size(files["gpu.png"]) == GPU_PX
+
+
+def test_verl_example_writes_all_three_figures(tmp_path):
+    files = render(EXAMPLES / "verl-grpo-gsm8k", tmp_path)
+    assert list(files) == ["dashboard.png", "kl_reward.png", "gpu.png"]  # phase timings from the console log
+    assert png_size(files["dashboard.png"]) == DASHBOARD_PX
+    assert png_size(files["gpu.png"]) == GPU_PX  # framework-reported memory fills the second row
+
+
+# --------------------------------------------------------------------------- real runs
+def test_dpo_run_has_no_kl_figure(real_runs, tmp_path):
+    files = render(real_runs / "trl-dpo-qwen25-05b-orca-pairs", tmp_path)
+    assert list(files) == ["dashboard.png"]  # no KL, no timings
+    assert png_size(files["dashboard.png"]) == DASHBOARD_PX
+
+
+def test_rfs_kl_run(real_runs, tmp_path):
+    files = render(real_runs / "rfs-ch07-grpo-kl-500", tmp_path)
+    assert list(files) == ["dashboard.png", "kl_reward.png"]
+    assert png_size(files["kl_reward.png"]) == KL_REWARD_PX
+
+
+def test_verl_tensorboard_run(real_runs, tmp_path):
+    files = render(real_runs / "verl-grpo-gsm8k-q3b-fsdp-base", tmp_path)
+    assert list(files) == ["dashboard.png", "kl_reward.png", "gpu.png"]
+    assert all(png_size(p) in (DASHBOARD_PX, KL_REWARD_PX, GPU_PX) for p in files.values())
+
+
+def test_trl_console_run_with_step_time_only(real_runs, tmp_path):
+    files = render(real_runs / "trl-grpo-q7b-rho1.0-s43", tmp_path)
+    assert list(files) == ["dashboard.png", "gpu.png"]  # beta = 0: no KL logged
+    assert png_size(files["gpu.png"]) == GPU_NO_TELEMETRY_PX
+
+
+# --------------------------------------------------------------------------- sparse and odd runs
+def test_run_with_one_metric_renders(tmp_path):
+    run_dir = write_state(tmp_path / "run", [{"step": s, "loss": 1.0 / s} for s in range(1, 30)])
+    files = render(run_dir, tmp_path / "out")
+    assert list(files) == ["dashboard.png"]
+    assert png_size(files["dashboard.png"]) == DASHBOARD_PX
+
+
+def test_run_with_a_single_point_renders(tmp_path):
+    run_dir = write_state(tmp_path / "run", [{"step": 5, "reward": 0.3, "kl": 0.01}])
+    files = render(run_dir, tmp_path / "out")
+    assert list(files) == ["dashboard.png", "kl_reward.png"]  # a one-point path is a placeholder, not a crash
+
+
+def test_empty_diagnostics_are_handled(tmp_path):
+    run = load_run(EXAMPLES / "verl-grpo-gsm8k")
+    written = render_plots(run, empty_diagnostics(run), tmp_path)
+    assert [p.name for p in written] == ["dashboard.png", "kl_reward.png", "gpu.png"]
+
+
+def test_constant_and_nonfinite_series(tmp_path):
+    history: list[dict[str, object]] = [
+        {"step": s, "reward": 0.0, "reward_std": 0.0, "kl": 0.0, "grad_norm": math.nan if s % 7 == 0 else 1e-3 * s,
+         "loss": 0.0} for s in range(1, 60)
+    ]
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    state = {"global_step": 59, "logging_steps": 1, "max_steps": 59, "log_history": history}
+    (run_dir / "trainer_state.json").write_text(json.dumps(state), encoding="utf-8")  # json writes bare NaN
+    files = render(run_dir, tmp_path / "out")
+    assert "dashboard.png" in files
+
+
+# --------------------------------------------------------------------------- no global state
+def test_pyplot_state_untouched(tmp_path):
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    backend = matplotlib.get_backend()
+    run = load_run(EXAMPLES / "trl-grpo-live")
+    diagnostics = diagnose(run)
+    figures = [dashboard_figure(run, diagnostics), kl_reward_figure(run, diagnostics), gpu_figure(run, diagnostics)]
+    assert all(isinstance(f, Figure) for f in figures)
+    render_plots(run, diagnostics, tmp_path)
+    assert plt.get_fignums() == []
+    assert matplotlib.get_backend() == backend
+
+
+def test_plots_do_not_import_pyplot():
+    import subprocess
+
+    code = ("import sys; from pathlib import Path; from assessor import load_run; from assessor.diagnose import "
+            "diagnose; from assessor.plots import render_plots; import tempfile; "
+            f"run = load_run({str(EXAMPLES / 'trl-grpo-live')!r}); "
+            "render_plots(run, diagnose(run), Path(tempfile.mkdtemp())); "
+            "print('matplotlib.pyplot' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+# --------------------------------------------------------------------------- large runs
+def test_minmax_decimation_keeps_spikes_and_the_last_point():
+    x = np.arange(100_000, dtype=float)
+    y = np.sin(x / 5000)
+    y[12_345] = 50.0
+    y[77_777] = -50.0
+    dx, dy = minmax_decimate(x, y, MAX_DRAWN)
+    assert len(dx) <= MAX_DRAWN + 4
+    assert 50.0 in dy and -50.0 in dy
+    assert dx[-1] == x[-1]
+    assert np.all(np.diff(dx) > 0)
+
+
+def test_long_curve_is_reduced_for_drawing():
+    x = np.arange(1, 100_001)
+    curve = make_curve(x, np.random.default_rng(0).normal(size=len(x)))
+    assert len(curve.draw_values) <= MAX_DRAWN + 4
+    assert len(curve.smooth_values) <= 401
+    assert curve.smooth_steps[-1] >= 99_000

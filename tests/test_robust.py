@@ -1,0 +1,106 @@
+"""The robust core: noise alone must not produce trends or change points; real shapes must."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assessor.diagnose import robust
+
+
+def ar1(seed: int, n: int, phi: float, scale: float = 1.0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    out = np.zeros(n)
+    noise = rng.normal(0, scale, n)
+    for i in range(1, n):
+        out[i] = phi * out[i - 1] + noise[i]
+    return out * np.sqrt(1 - phi**2)
+
+
+def prepared(values: np.ndarray) -> robust.Series:
+    return robust.prepare(np.arange(1, len(values) + 1), values)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000), n=st.integers(40, 1500), phi=st.sampled_from([0.0, 0.5, 0.8]),
+       shift=st.floats(-1e3, 1e3), scale=st.floats(1e-3, 1e3), slope=st.floats(-3, 3))
+def test_shifting_or_scaling_never_flips_a_trend(seed, n, phi, shift, scale, slope):
+    base = ar1(seed, n, phi) + slope * np.linspace(0, 1, n)
+    reference = robust.trend(prepared(base)).direction
+    moved = robust.trend(prepared(base * scale + shift)).direction
+    assert moved == reference
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000), n=st.integers(30, 3000), phi=st.sampled_from([0.0, 0.3, 0.6, 0.8]),
+       level=st.floats(-100, 100), scale=st.floats(1e-3, 100))
+def test_noise_alone_gives_no_change_points(seed, n, phi, level, scale):
+    values = level + ar1(seed, n, phi, scale)
+    assert robust.change_points(prepared(values)) == []
+
+
+def test_noise_estimate_is_right_for_white_and_autocorrelated_noise():
+    for phi in (0.0, 0.5, 0.8):
+        noise, rho = robust.noise_level(ar1(1, 20_000, phi, 2.0))
+        assert noise == pytest.approx(2.0, rel=0.1)
+        assert rho == pytest.approx(phi, abs=0.1)
+
+
+def test_noise_estimate_ignores_trends_and_level_shifts():
+    values = ar1(2, 2000, 0.0) + np.linspace(0, 50, 2000) + np.where(np.arange(2000) > 1000, 30.0, 0.0)
+    noise, _ = robust.noise_level(values)
+    assert noise == pytest.approx(1.0, rel=0.15)
+
+
+def test_a_real_trend_is_found_and_a_level_shift_is_located():
+    n = 300
+    rising = ar1(3, n, 0.3) + np.linspace(0, 8, n)
+    result = robust.trend(prepared(rising))
+    assert result.direction == "rising" and result.change > 0
+    shifted = ar1(4, n, 0.3) + np.where(np.arange(n) >= 200, -3.0, 0.0)
+    found = robust.change_points(prepared(shifted))
+    assert len(found) == 1
+    index, before, after = found[0]
+    assert abs(index - 200) <= 5 and before > after
+
+
+def test_one_step_spike_is_an_outlier_not_a_change_point():
+    values = ar1(5, 300, 0.2)
+    values[150] = 15.0
+    series = prepared(values)
+    assert robust.change_points(series) == []
+    spikes = robust.spikes(series.steps, series.values, series.noise)
+    assert [(s[0], s[4]) for s in spikes] == [(151, "outlier")]
+
+
+def test_transient_dip_that_recovers_leaves_no_lasting_shift():
+    values = ar1(6, 400, 0.3) + 5.0
+    values[200:206] -= 4.0  # six bad steps, then back
+    series = prepared(values)
+    assert robust.change_points(series) == []
+    assert robust.trend(series).direction == "flat"
+
+
+def test_doubling_is_a_discontinuity_and_noise_is_not():
+    rng = np.random.default_rng(7)
+    steps = np.arange(1, 301)
+    doubled = np.where(steps < 150, 1.0, 2.1) * (1 + rng.normal(0, 0.05, 300))
+    found = robust.discontinuities(steps, doubled)
+    assert len(found) == 1 and abs(found[0][0] - 150) <= 3 and found[0][3] == pytest.approx(2.1, rel=0.1)
+    assert robust.discontinuities(steps, rng.normal(0, 1, 300)) == []
+
+
+def test_slowing_rise_is_recognised():
+    steps = np.arange(1, 301)
+    values = 1 - np.exp(-steps / 40) + np.random.default_rng(8).normal(0, 0.05, 300)
+    series = robust.prepare(steps, values)
+    assert robust.slowing(series) is True
+
+
+def test_long_runs_are_reduced_to_a_few_hundred_points():
+    values = ar1(9, 100_000, 0.5)
+    series = prepared(values)
+    assert len(series.red_values) <= robust.MAX_POINTS + 1
+    assert series.red_steps[-1] >= 99_700  # the latest steps are never dropped
