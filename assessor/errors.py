@@ -4,7 +4,12 @@ from __future__ import annotations
 
 
 class AssessorError(Exception):
-    """Base class for every error the CLI turns into a one-line message (exit code 2)."""
+    """Base class for every error the CLI turns into a one-line message.
+
+    `exit_code` is 2 (bad input or usage) unless a subclass says otherwise.
+    """
+
+    exit_code = 2
 
 
 class RunNotFoundError(AssessorError):
@@ -17,3 +22,13 @@ class NoMetricsError(AssessorError):
 
 class UnreadableSourceError(AssessorError):
     """A single file could not be read at all (raised by readers, caught by the loader)."""
+
+
+class ConfigError(AssessorError):
+    """A judge name, option or key is missing or wrong."""
+
+
+class JudgeError(AssessorError):
+    """A judge could not produce a valid verdict (after its retries): exit code 1."""
+
+    exit_code = 1

@@ -26,16 +26,29 @@ def best_checkpoint(ctx: Context, evaluation: EvalDiagnosis) -> BestCheckpoint:
         if reading is None:
             return BestCheckpoint(basis="none", reason="no reward or eval signal to choose a best point from")
         series = reading.series
-        noise = max(series.noise, 1e-12)
-        smooth = series.smooth
-        best = float(np.max(smooth))
-        near_best = np.flatnonzero(smooth >= best - 0.5 * noise)
+        # The best stretch (a tenth of the run), as the reward diagnosis measures it: one lucky batch is not a peak.
+        width = max(min(5, series.n // 3), series.n // 10, 1)
+        means = np.convolve(series.values, np.ones(width) / width, mode="valid")
+        shrink = (1 - series.rho) / (1 + series.rho)
+        error = max(series.noise, 1e-12) / np.sqrt(max(1.0, width * shrink))
         kl = ctx.book.get("kl")
         drifting = kl is not None and kl.summary.trend == "rising"
-        index = int(near_best[0]) if drifting else int(np.argmax(smooth))
-        basis, best_step = "reward", int(series.red_steps[index])
-        why = f"smoothed {metric} is at its best ({num(float(smooth[index]))}) at step {best_step}" + (
-            ", the earliest step within noise of the peak, since KL keeps rising" if drifting else "")
+        near_best = np.flatnonzero(means >= means.max() - error)
+        if drifting:
+            # With KL rising, the earliest stretch within noise of the best buys the same reward for less distance
+            # from the reference.
+            start = int(near_best[0])
+            best_step = int(np.median(series.steps[start:start + width]))
+            how = ", the earliest stretch within noise of the peak, since KL keeps rising"
+        else:
+            # Otherwise the latest such stretch: as good, and with more training behind it (on a plateau the
+            # single best stretch is just the luckiest one).
+            start = int(near_best[-1])
+            best_step = int(np.median(series.steps[start:start + width]))
+            how = ", the latest stretch within noise of the peak"
+        basis = "reward"
+        why = f"{metric} is at its best ({num(float(means[start]))} averaged over steps " \
+              f"{int(series.steps[start])}–{int(series.steps[start + width - 1])}) around step {best_step}{how}"
     return _nearest_checkpoint(ctx, basis, best_step, why)
 
 

@@ -44,7 +44,7 @@ def diagnose_kl_reward(ctx: Context) -> KlRewardDiagnosis:
         return KlRewardDiagnosis(kl_measured=True, findings=[
             finding("kl", "no_reward", "info", "KL is logged but there is no training reward to read it against.")
         ])
-    quadrant_now = _quadrant(kl.summary.trend, reward.summary.trend)
+    quadrant_now = _quadrant(_kl_trend_now(kl.summary), reward.summary.trend)
     timeline = _timeline(kl, reward)
     findings = _findings(quadrant_now, kl.summary, reward.summary, timeline)
     return KlRewardDiagnosis(kl_measured=True, quadrant_now=quadrant_now, timeline=timeline, findings=findings)
@@ -66,6 +66,17 @@ def _kl_absent_reason(ctx: Context, kl: Reading | None) -> str | None:
     if facts.framework == "verl":
         return "verl logs `actor/kl_loss` only with use_kl_loss (or `actor/reward_kl_penalty` with KL in the reward)"
     return "the run does not log it"
+
+
+def _kl_trend_now(kl: SignalSummary) -> str:
+    """KL counts as still rising only if the rise is not levelling off into a small fraction of its level.
+
+    Every run's KL grows from near zero; one that has grown eightfold and now adds a tenth of its level while
+    clearly slowing down has flattened, which is what a practitioner would call it.
+    """
+    if kl.trend == "rising" and kl.slowing is True and kl.now > 0 and kl.trend_change < 0.25 * kl.now:
+        return "flat"
+    return kl.trend
 
 
 def _direction(trend: str) -> str:

@@ -1,0 +1,46 @@
+"""The judge interface: one method, `judge(request) -> JudgeResult`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from assessor.diagnose.models import Diagnostics
+from assessor.judge.models import Usage, Verdict
+from assessor.run import Run
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """Everything a judge may look at.
+
+    Attributes:
+        run: the run as read (facts, checkpoints on disk).
+        diagnostics: the numeric stage's reading.
+        plots: rendered figures (the dashboard first); LLM judges may send them as images.
+        samples: completion samples or other text from the run: untrusted data, never instructions.
+    """
+
+    run: Run
+    diagnostics: Diagnostics
+    plots: list[Path] = field(default_factory=list)
+    samples: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """A verdict and what producing it cost."""
+
+    verdict: Verdict
+    usage: Usage | None = None
+
+
+class Judge(Protocol):
+    """Turns diagnostics into a verdict."""
+
+    name: str  # as reported: "rules", "anthropic:<model>", "openai:<model>", "fake"
+
+    def judge(self, request: JudgeRequest) -> JudgeResult:
+        """Decide continue, stop or rollback, with evidence."""
+        ...

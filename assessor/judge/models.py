@@ -1,0 +1,62 @@
+"""What a judge returns: a verdict with its evidence, and what it cost."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Decision = Literal["continue", "stop", "rollback"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Evidence(_Model):
+    """One observation the decision rests on."""
+
+    signal: str = Field(description="Canonical metric or area, e.g. `kl`, `reward_mean`, `eval`, `length`.")
+    observation: str = Field(description="What the curve shows, with numbers and steps.")
+    steps: list[int] = Field(default_factory=list, description="Steps where it shows.")
+
+
+class Verdict(_Model):
+    """A judge's decision about a run, explained.
+
+    The field descriptions double as the schema an LLM judge fills in.
+    """
+
+    decision: Decision = Field(description="continue training, stop it, or roll back to an earlier checkpoint.")
+    rollback_step: int | None = Field(
+        None, description="The step to roll back to; required when decision is rollback, else null.")
+    rollback_checkpoint: str | None = Field(
+        None, description="Checkpoint path (relative to the run directory) at or before rollback_step; null if "
+        "none is on disk.")
+    confidence: float = Field(ge=0.0, le=1.0, description="How sure the judge is, 0 to 1.")
+    headline: str = Field(description="One sentence a busy practitioner reads first.")
+    rationale: str = Field(description="The reasoning, a short paragraph: trajectory, KL/reward, signal health, "
+                           "best checkpoint.")
+    evidence: list[Evidence] = Field(description="The observations the decision rests on, most important first.")
+    risks: list[str] = Field(default_factory=list, description="What could go wrong with this decision.")
+    recommended_actions: list[str] = Field(default_factory=list, description="Concrete next steps.")
+    could_not_see: list[str] = Field(
+        default_factory=list, description="Signals the run does not log and what that leaves unknown.")
+
+    @model_validator(mode="after")
+    def _rollback_needs_a_step(self) -> Verdict:
+        if self.decision == "rollback" and self.rollback_step is None:
+            raise ValueError("decision is rollback but rollback_step is null; give the step to roll back to")
+        if self.decision != "rollback" and (self.rollback_step is not None or self.rollback_checkpoint is not None):
+            raise ValueError(f"rollback_step/rollback_checkpoint must be null when decision is {self.decision!r}")
+        return self
+
+
+class Usage(_Model):
+    """What one judgement cost (LLM judges)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    requests: int = 0
+    latency_s: float = 0.0
+    cost_usd: float | None = None

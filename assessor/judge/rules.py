@@ -1,0 +1,284 @@
+"""The offline judge: the practitioner's reasoning, written down.
+
+It reads the diagnostics the way the skill guide does, in this order:
+
+1. Is there any learning signal at all? Identical rewards from the first step is a setup failure: stop.
+2. Has the run gone past its best point? A reward that peaked and fell, a held-out eval that peaked and
+   fell, KL rising while reward falls, a collapse to the reward floor, a blow-up of entropy or length with
+   reward falling, or a diverged loss: the better model is behind us, so roll back to the checkpoint at or
+   before the best point (or stop where there is nothing earlier worth having).
+3. Has it done what it can? KL still rising while reward stays flat (drift without benefit), or reward at
+   its ceiling with no spread left (nothing more to learn): stop, keeping the current model.
+4. Otherwise continue, with every warning listed as a risk to watch.
+
+Stopping a healthy run is the costliest mistake, so a stop needs positive evidence that the run is spent
+or broken; noise, an early run, or a flat stretch on its own are reasons to continue and look again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assessor.diagnose.context import num
+from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding
+from assessor.judge.base import JudgeRequest, JudgeResult
+from assessor.judge.models import Decision, Evidence, Usage, Verdict
+from assessor.run import Checkpoint
+
+# Findings that say the model was better earlier, with how much each counts.
+DEGRADATION = {
+    "reward_peaked_then_declined": 2.0, "eval_declining": 2.0, "kl_up_reward_down": 2.0,
+    "reward_floor_no_signal": 2.0, "reward_below_start": 1.5, "train_eval_divergence": 1.0,
+    "entropy_blow_up": 1.0, "length_explosion_to_cap": 1.0, "loss_magnitude_blow_up": 0.5,
+    "loss_discontinuity": 0.5, "component_saturated_other_stalls": 0.5, "reward_falling": 1.0,
+}
+# Findings that say the run has nothing more to give.
+SPENT = {"kl_up_reward_flat": 1.0, "reward_saturated": 1.5, "dpo_loss_flat_at_ln2": 1.5}
+ROLLBACK_BAR = 2.0  # a critical finding, or two warnings that agree
+EARLY_PROGRESS = 0.05
+EARLY_POINTS = 8
+
+
+@dataclass(frozen=True)
+class _Weighed:
+    """Findings sorted into what they argue for."""
+
+    degradation: list[Finding]
+    spent: list[Finding]
+    setup_failure: list[Finding]
+    diverged: list[Finding]
+    other_warnings: list[Finding]
+
+    def weight(self, findings: list[Finding], table: dict[str, float]) -> float:
+        # A critical finding counts double: it is strong evidence on its own.
+        return sum(table.get(_kind(f), 0.0) * (2.0 if f.severity == "critical" else 1.0) for f in findings)
+
+
+class RulesJudge:
+    """Deterministic, offline, no keys needed (see the module docstring)."""
+
+    name = "rules"
+
+    def judge(self, request: JudgeRequest) -> JudgeResult:
+        """Decide from the diagnostics alone."""
+        return JudgeResult(verdict=decide(request.diagnostics, request.run.checkpoints), usage=Usage())
+
+
+def make(model: str | None = None, **options: object) -> RulesJudge:
+    """The rules judge (`--judge rules`)."""
+    return RulesJudge()
+
+
+def _kind(finding: Finding) -> str:
+    # Entropy and length findings name their pattern in `kind`; fold severities of the same pattern together.
+    if finding.signal == "entropy" and "blow" in finding.kind:
+        return "entropy_blow_up"
+    return finding.kind
+
+
+def _sort(d: Diagnostics) -> _Weighed:
+    degradation, spent, setup, diverged, other = [], [], [], [], []
+    for f in d.findings:
+        kind = _kind(f)
+        if kind == "identical_rewards":
+            setup.append(f)
+        elif kind == "nonfinite" and f.severity == "critical":
+            diverged.append(f)
+        elif kind in DEGRADATION and f.severity in ("warning", "critical"):
+            degradation.append(f)
+        elif kind in SPENT and f.severity in ("warning", "critical", "watch"):
+            spent.append(f)
+        elif f.severity in ("warning", "critical"):
+            other.append(f)
+    return _Weighed(degradation, spent, setup, diverged, other)
+
+
+def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdict:
+    """The verdict for one set of diagnostics (`checkpoints`: those on disk, oldest first)."""
+    checkpoints = checkpoints or []
+    w = _sort(d)
+    if w.setup_failure:
+        return _verdict(d, "stop", 0.9, w.setup_failure,
+                        "Stop: every completion has scored the same since the start, so there is nothing to learn "
+                        "from; fix the reward before spending more GPU time.", w,
+                        actions=["Check the reward function on a handful of real completions (parsing, answer "
+                                 "extraction, the expected format).",
+                                 "Check that prompts and reference answers line up, then restart from the base model."])
+    degradation = w.weight(w.degradation, DEGRADATION)
+    if _too_early(d) and not w.diverged and degradation < ROLLBACK_BAR:
+        return _verdict(d, "continue", 0.4, _top(d, 3),
+                        f"Continue: at step {d.run.last_step} it is too early to judge; look again after more steps.",
+                        w, actions=["Assess again once reward and KL have a few dozen logged points."])
+
+    if w.diverged or degradation >= ROLLBACK_BAR:
+        return _went_past_best(d, w, degradation, checkpoints)
+    spent = w.weight(w.spent, SPENT)
+    if spent >= 1.0:
+        return _spent(d, w, spent)
+    return _continue(d, w, degradation)
+
+
+def _too_early(d: Diagnostics) -> bool:
+    reward = d.signals.get(d.reward.metric or "")
+    if reward is None:
+        return False
+    if d.run.progress is not None and d.run.progress < EARLY_PROGRESS:
+        return True
+    return reward.points < EARLY_POINTS
+
+
+# Degradations of generation quality: the model was better before they began, whatever reward says.
+ONSET_KINDS = frozenset({"length_explosion_to_cap", "entropy_blow_up"})
+
+
+def _target_step(d: Diagnostics, w: _Weighed) -> int | None:
+    """Where to go back to: the best point, or earlier if generation quality started degrading before it."""
+    best = d.best_checkpoint.best_step
+    onsets = [f.steps[0] for f in w.degradation if _kind(f) in ONSET_KINDS and f.steps]
+    if onsets:
+        first_interval = d.run.logging_interval or 1
+        before_onset = max(d.signals[d.reward.metric].first_step if d.reward.metric in d.signals else 0,
+                           min(onsets) - first_interval)
+        return before_onset if best is None else min(best, before_onset)
+    return best
+
+
+def _went_past_best(d: Diagnostics, w: _Weighed, degradation: float, checkpoints: list[Checkpoint]) -> Verdict:
+    best = d.best_checkpoint
+    evidence = [*w.diverged, *w.degradation]
+    confidence = min(0.95, 0.6 + 0.08 * degradation + (0.1 if best.basis == "eval" else 0.0))
+    last = d.run.last_step or 0
+    target = _target_step(d, w)
+    causes = _causes(d)
+    fix = f" Before resuming, address what drove it: {causes}." if causes else ""
+    if target is not None and last - target > max(1, 0.05 * last):
+        on_disk = [c for c in checkpoints if c.step <= target]
+        chosen = on_disk[-1] if on_disk else None
+        step = chosen.step if chosen else target
+        where = chosen.path if chosen else f"step {target} (no checkpoint on disk at or before it)"
+        actions = [f"Restore {chosen.path} (step {chosen.step})." if chosen else
+                   f"No checkpoint at or before step {target} is on disk: restore one saved elsewhere, or retrain "
+                   f"to about step {target}."]
+        if causes:
+            actions.append(f"Change the setup before resuming: {causes}.")
+        return _verdict(d, "rollback", confidence, evidence,
+                        f"Roll back to {where}: the run was better around step {target} and has been getting "
+                        f"worse since.{fix}", w, rollback_step=step, actions=actions,
+                        rollback_checkpoint=chosen.path if chosen else None)
+    return _verdict(d, "stop", confidence, evidence,
+                    f"Stop: the run is getting worse and there is no earlier point clearly better than now.{fix}",
+                    w, actions=["Keep the current checkpoint only if its held-out quality is acceptable."]
+                    + ([f"Change the setup before any restart: {causes}."] if causes else []))
+
+
+def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
+    saturated = any(_kind(f) == "reward_saturated" for f in w.spent)
+    drifting = any(_kind(f) == "kl_up_reward_flat" for f in w.spent)
+    confidence = min(0.9, 0.55 + 0.1 * spent)
+    if saturated:
+        headline = ("Stop: reward is at its ceiling and the groups no longer disagree, so there is nothing left to "
+                    "learn from these prompts; keep the current model.")
+        actions = ["Keep the latest checkpoint.", "For more gains, move to harder prompts (ones the model solves "
+                   "only sometimes) rather than training longer."]
+    elif drifting:
+        headline = ("Stop: KL keeps rising while reward has stopped improving; further steps only move the model "
+                    "away from its reference for no gain.")
+        actions = ["Keep the checkpoint nearest the end of the reward plateau's start.",
+                   "If more improvement is needed, change the recipe (data, reward, learning rate) rather than "
+                   "training longer."]
+    else:
+        headline = "Stop: the run is no longer learning (the preference loss has not left ln 2)."
+        actions = ["Check the learning rate, beta and the preference pairs before restarting."]
+    return _verdict(d, "stop", confidence, w.spent, headline, w, actions=actions)
+
+
+def _continue(d: Diagnostics, w: _Weighed, degradation: float) -> Verdict:
+    reward = d.reward
+    rising = reward.trend == "rising"
+    concerns = [*w.degradation, *w.other_warnings]
+    confidence = 0.75 if rising and not concerns else 0.6 if not concerns else 0.5
+    if rising:
+        slowing = " though the rise is slowing" if reward.slowing else ""
+        headline = f"Continue: {reward.metric} is still rising{slowing}"
+    elif d.kl_reward.quadrant_now == "kl_stable_reward_flat":
+        headline = ("Continue, but the run looks converged: reward and KL are both flat; stop if the current level "
+                    "is good enough")
+    else:
+        headline = f"Continue: nothing in the curves says the run is spent or getting worse ({_quadrant_text(d)})"
+    if concerns:
+        headline += f"; watch {', '.join(sorted({f.signal for f in concerns})[:3])}"
+    headline += "."
+    evidence = [f for f in d.findings if f.kind in ("reward_rising", "kl_up_reward_up", "kl_stable_reward_up",
+                                                    "eval_at_best", "eval_holding")] + concerns
+    actions = ["Assess again after the next checkpoint."]
+    if concerns:
+        actions.append("Look at a few completions around the flagged steps before the next check.")
+    return _verdict(d, "continue", confidence, evidence or _top(d, 3), headline, w, actions=actions)
+
+
+def _quadrant_text(d: Diagnostics) -> str:
+    q = d.kl_reward.quadrant_now
+    return q.replace("_", " ") if q else "KL not measured"
+
+
+def _causes(d: Diagnostics) -> str:
+    """What to change before resuming, from the patterns that came with the decline."""
+    kinds = {_kind(f) for f in d.findings if f.severity in ("warning", "critical")}
+    out = []
+    if "entropy_blow_up" in kinds or "loss_magnitude_blow_up" in kinds or "loss_discontinuity" in kinds:
+        out.append("lower the learning rate or tighten ratio clipping (the policy is taking steps too large)")
+    if "kl_up_reward_down" in kinds or "kl_unbounded" in kinds:
+        out.append("raise the KL penalty (beta) or lower the learning rate")
+    if kinds & {"length_explosion_to_cap", "length_reward_coupled", "length_truncation"}:
+        out.append("check the reward for a length bias and the completion cap (truncated answers are scored)")
+    if "component_saturated_other_stalls" in kinds:
+        out.append("down-weight or condition the saturated reward component on correctness")
+    if "reward_floor_no_signal" in kinds:
+        out.append("restart from an earlier checkpoint; at the floor every group scores the same and nothing is learnt")
+    return "; ".join(out)
+
+
+def _top(d: Diagnostics, n: int) -> list[Finding]:
+    return d.findings[:n]
+
+
+def _verdict(
+    d: Diagnostics, decision: Decision, confidence: float, evidence: list[Finding], headline: str, w: _Weighed,
+    rollback_step: int | None = None, actions: list[str] | None = None, rollback_checkpoint: str | None = None,
+) -> Verdict:
+    used = {id(f) for f in evidence}
+    risks = [f"{f.signal}: {f.observation}" for f in sorted(
+        [*w.other_warnings, *w.degradation, *w.spent], key=lambda f: SEVERITY_ORDER[f.severity]) if id(f) not in used]
+    if decision == "continue" and d.kl_reward.kl_measured is False:
+        risks.append("KL is not measured, so drift from the reference cannot be watched directly.")
+    ordered = sorted(evidence, key=lambda f: SEVERITY_ORDER[f.severity])
+    return Verdict(
+        decision=decision, rollback_step=rollback_step if decision == "rollback" else None,
+        rollback_checkpoint=rollback_checkpoint if decision == "rollback" else None,
+        confidence=round(max(0.3, min(0.95, confidence - 0.03 * len(d.absent))), 2),
+        headline=headline, rationale=_rationale(d), evidence=[
+            Evidence(signal=f.signal, observation=f.observation, steps=f.steps) for f in ordered[:8]],
+        risks=risks[:6], recommended_actions=actions or [], could_not_see=list(d.absent),
+    )
+
+
+def _rationale(d: Diagnostics) -> str:
+    """The reasoning in the skill guide's order: trajectory, KL/reward, signal health, best point."""
+    parts = []
+    r = d.reward
+    if r.metric:
+        trajectory = next((f.observation for f in r.findings), f"{r.metric} {num(r.start)} → {num(r.now)}")
+        parts.append(f"Trajectory: {trajectory}.")
+    kl = d.kl_reward
+    if kl.kl_measured and kl.quadrant_now:
+        parts.append(f"KL/reward now: {kl.quadrant_now.replace('_', ' ')}.")
+    elif kl.kl_absent_reason:
+        parts.append(f"KL: not measured ({kl.kl_absent_reason}).")
+    signal = [f.observation for f in d.learning_signal.findings]
+    if signal:
+        parts.append(f"Learning signal: {signal[0]}.")
+    if d.eval.metric and d.eval.peak_step is not None:
+        parts.append(f"Held-out {d.eval.metric}: peak {num(d.eval.peak)} at step {d.eval.peak_step}, "
+                     f"now {num(d.eval.now)}.")
+    parts.append(f"Best point: {d.best_checkpoint.reason}.")
+    return " ".join(parts)

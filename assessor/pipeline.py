@@ -1,0 +1,60 @@
+"""`assess`: ingest → diagnose → plots → judge, in one call."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from assessor.assessment import Assessment
+from assessor.diagnose import diagnose
+from assessor.ingest import load_run
+from assessor.judge import Judge, JudgeRequest, Verdict, get_judge
+from assessor.run import Run
+
+
+def assess(
+    path: str | Path, judge: str | Judge = "auto", out_dir: Path | None = None, plots: bool = True,
+    images: bool = True,
+) -> Assessment:
+    """Assess one run directory.
+
+    Args:
+        path: the run directory (or one log file).
+        judge: a judge name (`auto`, `rules`, `anthropic[:MODEL]`, `openai[:MODEL]`, `fake`) or a `Judge`.
+        out_dir: where to write the plots; without it, plots are only made (in a temporary folder) for judges
+            that look at images.
+        plots: False skips the plots altogether.
+        images: False keeps LLM judges from being sent the dashboard image.
+    """
+    run = load_run(path)
+    diagnostics = diagnose(run)
+    chosen = get_judge(judge, images=images) if isinstance(judge, str) else judge
+    wants_images = bool(getattr(chosen, "wants_images", False))
+    written: list[Path] = []
+    with tempfile.TemporaryDirectory(prefix="assessor-") as scratch:
+        target = out_dir if out_dir is not None else (Path(scratch) if wants_images else None)
+        if plots and target is not None:
+            from assessor.plots import render_plots
+
+            target.mkdir(parents=True, exist_ok=True)
+            written = render_plots(run, diagnostics, target)
+        result = chosen.judge(JudgeRequest(run=run, diagnostics=diagnostics, plots=written,
+                                           samples=list(getattr(run, "samples", []))))
+    verdict = resolve_rollback(result.verdict, run)
+    return Assessment(
+        run=run.name, path=str(run.path), framework=run.facts.framework, algorithm=run.facts.algorithm,
+        last_step=run.last_step, judge=chosen.name, verdict=verdict, diagnostics=diagnostics,
+        plots=[str(p) for p in written] if out_dir is not None else [], usage=result.usage,
+    )
+
+
+def resolve_rollback(verdict: Verdict, run: Run) -> Verdict:
+    """Point a rollback at a checkpoint that is really on disk: the newest at or before its step."""
+    if verdict.decision != "rollback" or verdict.rollback_step is None:
+        return verdict
+    on_disk = {c.path for c in run.checkpoints}
+    if verdict.rollback_checkpoint in on_disk:
+        return verdict
+    candidates = [c for c in run.checkpoints if c.step <= verdict.rollback_step]
+    checkpoint = candidates[-1].path if candidates else None
+    return verdict.model_copy(update={"rollback_checkpoint": checkpoint})
