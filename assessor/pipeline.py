@@ -9,7 +9,7 @@ from assessor.assessment import Assessment
 from assessor.diagnose import diagnose
 from assessor.ingest import load_run
 from assessor.judge import Judge, JudgeRequest, Verdict, get_judge
-from assessor.run import Run
+from assessor.run import Run, Sample
 
 
 def assess(
@@ -39,13 +39,23 @@ def assess(
             target.mkdir(parents=True, exist_ok=True)
             written = render_plots(run, diagnostics, target)
         result = chosen.judge(JudgeRequest(run=run, diagnostics=diagnostics, plots=written,
-                                           samples=list(getattr(run, "samples", []))))
+                                           samples=[sample_text(s) for s in run.samples]))
     verdict = resolve_rollback(result.verdict, run)
     return Assessment(
         run=run.name, path=str(run.path), framework=run.facts.framework, algorithm=run.facts.algorithm,
         last_step=run.last_step, judge=chosen.name, verdict=verdict, diagnostics=diagnostics,
         plots=[str(p) for p in written] if out_dir is not None else [], usage=result.usage,
     )
+
+
+SAMPLE_CHARS = 600
+
+
+def sample_text(sample: Sample) -> str:
+    """One completion as the judge sees it (still untrusted: the prompt fences it as data)."""
+    head = f"[{sample.source} · step {sample.step} · reward {sample.reward}]"
+    text = sample.completion if len(sample.completion) <= SAMPLE_CHARS else sample.completion[:SAMPLE_CHARS] + " …"
+    return f"{head} {text}"
 
 
 def resolve_rollback(verdict: Verdict, run: Run) -> Verdict:

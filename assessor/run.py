@@ -46,6 +46,16 @@ class SourceInfo(_Model):
     notes: list[str] = Field(default_factory=list)
 
 
+class Sample(_Model):
+    """One completion the run generated (untrusted text: it is data, never instructions)."""
+
+    step: int | None = None
+    prompt: str | None = None
+    completion: str
+    reward: float | None = None
+    source: str = Field("", description="File it came from, relative to the run directory.")
+
+
 class Checkpoint(_Model):
     """A checkpoint on disk that a user could roll back to."""
 
@@ -85,6 +95,7 @@ class Run:
     sources: list[SourceInfo]
     warnings: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)  # text files that held no metrics, with the reason
+    samples: list[Sample] = field(default_factory=list)  # the latest completions found, a few per step
     _rows: dict[tuple[str, str], np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
 
     def _positions(self, metric: str, split: str) -> np.ndarray:

@@ -75,3 +75,25 @@ def test_empty_directory_and_empty_files(tmp_path):
     (tmp_path / "log.jsonl").write_text("", encoding="utf-8")
     with pytest.raises(NoMetricsError, match=r"log\.jsonl: no JSON metric records"):
         load_run(tmp_path)
+
+
+def test_rollout_dumps_become_samples_not_metrics(tmp_path):
+    (tmp_path / "log.jsonl").write_text('{"step": 1, "reward": 0.5}\n{"step": 2, "reward": 0.6}\n', encoding="utf-8")
+    dumps = tmp_path / "rollouts"
+    dumps.mkdir()
+    for step in (10, 20):
+        lines = [
+            json.dumps({"input": f"Q{i}", "output": f"answer {step}-{i}", "gts": "4", "score": i % 2, "step": step})
+            for i in range(3)
+        ]
+        (dumps / f"{step}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "train_data_step30.jsonl").write_text(
+        json.dumps({"idx": 0, "content": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}],
+                    "rewards": [1.0]}) + "\n", encoding="utf-8")
+    run = load_run(tmp_path)
+    assert run.series("reward_mean").to_dict() == {1: 0.5, 2: 0.6}  # samples did not leak into the metrics
+    assert run.samples[0].step == 30 and run.samples[0].source == "train_data_step30.jsonl"
+    assert "ok" in run.samples[0].completion
+    step_20 = [s for s in run.samples if s.step == 20]
+    assert [s.completion for s in step_20] == ["answer 20-0", "answer 20-1", "answer 20-2"]
+    assert step_20[1].reward == 1.0 and step_20[1].prompt == "Q1"

@@ -19,7 +19,7 @@ from assessor.ingest.base import Reader, SourceData, read_head
 from assessor.ingest.discover import Discovery, discover
 from assessor.ingest.facts import read_config_file
 from assessor.ingest.normalize import NormalizedSource, merge_pieces, normalize_source
-from assessor.run import NONFINITE_COLUMNS, Run, RunFacts, SourceInfo
+from assessor.run import NONFINITE_COLUMNS, Run, RunFacts, Sample, SourceInfo
 
 # name -> module holding `READER`; the order is the sniffing order for ordinary files.
 READERS: dict[str, str] = {
@@ -82,12 +82,13 @@ def load_run(path: str | Path) -> Run:
         warnings.append(f"{root}: more than 50,000 files; stopped looking. Point assessor at the run's own folder")
 
     gpu, devices = _gpu(datas)
+    samples = _latest_samples(datas, found)
     facts = _facts(found, datas, metrics)
     _check_facts(facts, metrics, warnings)
     name = root.name if root.is_dir() else root.stem
     return Run(
         path=root, name=name, metrics=metrics, nonfinite=nonfinite, checkpoints=found.checkpoints, gpu=gpu,
-        gpu_devices=devices, facts=facts, sources=sources, warnings=warnings, ignored=ignored,
+        gpu_devices=devices, facts=facts, sources=sources, warnings=warnings, ignored=ignored, samples=samples,
     )
 
 
@@ -175,6 +176,13 @@ def _nonfinite_warnings(nonfinite: pd.DataFrame) -> list[str]:
         where = "" if split == "train" else f" ({split})"
         out.append(f"{metric}{where}: {len(steps)} {kinds} values at steps {shown} (treated as missing)")
     return out
+
+
+def _latest_samples(datas: list[SourceData], found: Discovery, keep: int = 8) -> list[Sample]:
+    """The newest completions found (those of the latest step first), each named by its source file."""
+    samples = [s.model_copy(update={"source": found.rel(d.path)}) for d in datas for s in d.samples]
+    samples.sort(key=lambda s: s.step if s.step is not None else -1, reverse=True)
+    return samples[:keep]
 
 
 def _gpu(datas: list[SourceData]) -> tuple[pd.DataFrame | None, dict[int, str]]:

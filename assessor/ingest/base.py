@@ -17,6 +17,8 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+from assessor.run import Sample
+
 RAW_COLUMNS = ("step", "key", "value", "split", "wall_time")
 
 # Split hints a reader may give: None lets the alias table decide from the key.
@@ -47,6 +49,7 @@ class SourceData:
     notes: list[str] = field(default_factory=list)
     gpu: pd.DataFrame | None = None
     gpu_devices: dict[int, str] = field(default_factory=dict)
+    samples: list[Sample] = field(default_factory=list)
 
 
 class Reader(Protocol):

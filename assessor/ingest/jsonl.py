@@ -7,13 +7,23 @@ write flat objects with a step key. NaN may appear as null, "NaN" or a bare NaN 
 from __future__ import annotations
 
 import json
+import re
+from collections import deque
 from pathlib import Path
 from typing import Any
 
 from assessor.errors import UnreadableSourceError
-from assessor.ingest.base import RecordBuilder, SourceData
+from assessor.ingest.base import RecordBuilder, SourceData, empty_raw_frame, parse_number
+from assessor.run import Sample
 
 _STEP_KEYS = ("step", "global_step", "_step", "train/global_step", "trainer/global_step", "iteration", "iter")
+# Rollout dumps (verl `rollout_data_dir/<step>.jsonl`, NeMo-RL `train_data_step<N>.jsonl`, generic): the text
+# of a completion under one of these keys means the file holds samples, not metrics.
+_COMPLETION_KEYS = ("output", "completion", "response", "generated_text", "content")
+_PROMPT_KEYS = ("input", "prompt", "question")
+_REWARD_KEYS = ("score", "reward", "rewards")
+SAMPLES_KEPT = 16
+_DIGITS = re.compile(r"(\d+)(?!.*\d)")
 _NESTED_KEYS = ("data", "metrics", "logs")
 
 
@@ -54,6 +64,8 @@ class JsonlReader:
                     continue
                 if not isinstance(record, dict):
                     continue
+                if rows == 0 and _is_sample(record):
+                    return _read_samples(path, handle, record)
                 step, metrics = _split_record(record)
                 if step is None:
                     step = rows + 1
@@ -81,6 +93,50 @@ class JsonlReader:
         if any(k.startswith(("critic/score/", "actor/pg_loss", "timing_s/")) for k in raw_keys):
             facts["framework"] = ("verl", f"{path.name}: metric keys")
         return SourceData(path=path, format="jsonl", frame=frame, facts=facts, warnings=warnings)
+
+
+def _is_sample(record: dict[str, Any]) -> bool:
+    text = next((record[k] for k in _COMPLETION_KEYS if k in record), None)
+    return isinstance(text, str | list) and bool(text)
+
+
+def _read_samples(path: Path, handle: Any, first: dict[str, Any]) -> SourceData:
+    """The last few completions of a rollout dump (the rest of the file is read but not kept)."""
+    default_step = _step_from_name(path.name)
+    kept: deque[Sample] = deque(maxlen=SAMPLES_KEPT)
+    kept.append(_sample(first, default_step, path.name))
+    for line in handle:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and _is_sample(record):
+            kept.append(_sample(record, default_step, path.name))
+    return SourceData(path=path, format="samples", frame=empty_raw_frame(), samples=list(kept),
+                      notes=[f"{path.name}: completion samples (kept the last {len(kept)})"])
+
+
+def _step_from_name(name: str) -> int | None:
+    match = _DIGITS.search(name)
+    return int(match[1]) if match else None
+
+
+def _sample(record: dict[str, Any], default_step: int | None, source: str) -> Sample:
+    def text(keys: tuple[str, ...]) -> str | None:
+        value = next((record[k] for k in keys if k in record), None)
+        if isinstance(value, list):  # chat-format messages
+            value = " ".join(str(m.get("content", m)) if isinstance(m, dict) else str(m) for m in value)
+        return None if value is None else str(value)
+
+    step = record.get("step")
+    reward_raw = next((record[k] for k in _REWARD_KEYS if k in record), None)
+    if isinstance(reward_raw, list):
+        reward_raw = reward_raw[0] if reward_raw else None
+    reward = parse_number(reward_raw) if reward_raw is not None else None
+    return Sample(
+        step=step if isinstance(step, int) else default_step, prompt=text(_PROMPT_KEYS),
+        completion=text(_COMPLETION_KEYS) or "", reward=reward if reward == reward else None, source=source,
+    )
 
 
 def _split_record(record: dict[str, Any]) -> tuple[int | None, dict[str, Any]]:
