@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from assessor.assessment import Assessment
@@ -26,7 +27,13 @@ def assess(
         plots: False skips the plots altogether.
         images: False keeps LLM judges from being sent the dashboard image.
     """
-    run = load_run(path)
+    return assess_run(load_run(path), judge, out_dir=out_dir, plots=plots, images=images)
+
+
+def assess_run(
+    run: Run, judge: str | Judge = "auto", out_dir: Path | None = None, plots: bool = True, images: bool = True,
+) -> Assessment:
+    """Assess a run already in memory (e.g. one truncated at an earlier step, to replay a check)."""
     diagnostics = diagnose(run)
     chosen = get_judge(judge, images=images) if isinstance(judge, str) else judge
     wants_images = bool(getattr(chosen, "wants_images", False))
@@ -56,6 +63,21 @@ def sample_text(sample: Sample) -> str:
     head = f"[{sample.source} · step {sample.step} · reward {sample.reward}]"
     text = sample.completion if len(sample.completion) <= SAMPLE_CHARS else sample.completion[:SAMPLE_CHARS] + " …"
     return f"{head} {text}"
+
+
+def truncate(run: Run, last_step: int) -> Run:
+    """The run as it looked at `last_step`: later metrics, NaN records, telemetry and checkpoints removed."""
+    keep = run.metrics["step"].to_numpy() <= last_step
+    nonfinite = run.nonfinite[run.nonfinite["step"] <= last_step] if len(run.nonfinite) else run.nonfinite
+    gpu = run.gpu
+    if gpu is not None and len(run.metrics) and run.metrics["wall_time"].notna().any():
+        cutoff = run.metrics.loc[keep, "wall_time"].max()
+        gpu = gpu[gpu["time"] <= cutoff] if cutoff == cutoff else gpu
+    return replace(
+        run, metrics=run.metrics[keep].reset_index(drop=True), nonfinite=nonfinite.reset_index(drop=True),
+        checkpoints=[c for c in run.checkpoints if c.step <= last_step], gpu=gpu,
+        samples=[s for s in run.samples if s.step is None or s.step <= last_step],
+    )
 
 
 def resolve_rollback(verdict: Verdict, run: Run) -> Verdict:

@@ -1,0 +1,1 @@
+"""Labelled runs and the harness that scores judges on them (`assessor eval`)."""
