@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import click
@@ -63,6 +64,53 @@ def diagnose(run_dir: Path, fmt: str, out_dir: Path | None, no_plots: bool) -> N
         render_diagnostics(diagnostics, _console())
 
 
+@cli.command()
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--judge", "judge_spec", default="auto", show_default=True, metavar="auto|rules|anthropic[:MODEL]|"
+              "openai[:MODEL]|fake", help="Who decides; auto: Anthropic, else OpenAI if its key is set, else rules.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
+              show_default=True, help="What to print on stdout (json: the verdict contract, nothing else).")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Also write report.html, report.md, verdict.json and the plots here.")
+@click.option("--no-plots", is_flag=True, help="Do not render plots.")
+@click.option("--no-images", is_flag=True, help="Do not send the dashboard image to an LLM judge.")
+@click.pass_context
+def assess(ctx: click.Context, run_dir: Path, judge_spec: str, fmt: str, out_dir: Path | None, no_plots: bool,
+           no_images: bool) -> None:
+    """Decide whether RUN_DIR should continue, stop or roll back. Exit code 0 continue, 10 stop, 11 rollback."""
+    from assessor.pipeline import assess as assess_run
+    from assessor.report.assessment_text import contract_json, render_assessment
+    from assessor.report.html import render_html, write_reports
+    from assessor.report.markdown import render_markdown
+
+    with tempfile.TemporaryDirectory(prefix="assessor-") as scratch:
+        # A page printed to stdout still embeds its figures: draw them in a scratch folder.
+        plot_dir = out_dir or (Path(scratch) if fmt == "html" and not no_plots else None)
+        assessment = assess_run(run_dir, judge_spec, plot_dir, plots=not no_plots, images=not no_images)
+        if judge_spec == "auto":
+            click.echo(f"judge: {assessment.judge} ({_auto_judge_reason()})", err=True)
+        written: list[Path | str] = [*write_reports(assessment, out_dir), *assessment.plots] if out_dir else []
+        if fmt == "json":
+            click.echo(contract_json(assessment))
+        elif fmt == "markdown":
+            click.echo(render_markdown(assessment), nl=False)
+        elif fmt == "html":
+            click.echo(render_html(assessment), nl=False)
+        else:
+            render_assessment(assessment, _console(), written)
+    ctx.exit(assessment.exit_code)
+
+
+def _auto_judge_reason() -> str:
+    from assessor.judge import KEY_VARIABLES
+
+    variables = list(KEY_VARIABLES.values())  # in the order `auto` tries them
+    for i, variable in enumerate(variables):
+        if os.environ.get(variable):
+            return f"{variable} is set" + (f", {' or '.join(variables[:i])} is not" if i else "")
+    return f"no {' or '.join(variables)} set"
+
+
 def _console() -> Console:
     # Piped output (a cron mail, a CI log) is not 80 columns wide: do not truncate metric names there.
     return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
@@ -71,10 +119,10 @@ def _console() -> Console:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the CLI and maps errors to exit codes (2 bad input, 1 internal error)."""
     try:
-        cli.main(args=argv, prog_name="assessor", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="assessor", standalone_mode=False)
     except AssessorError as error:
         click.echo(f"Error: {error}", err=True)
-        return EXIT_BAD_INPUT
+        return error.exit_code
     except click.exceptions.Exit as exit_:
         return exit_.exit_code
     except click.ClickException as error:
@@ -92,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             err=True,
         )
         return EXIT_INTERNAL
-    return 0
+    return code if isinstance(code, int) else 0  # `ctx.exit(n)` comes back here (assess: 10 stop, 11 rollback)
 
 
 if __name__ == "__main__":  # pragma: no cover
