@@ -57,5 +57,5 @@ def get_judge(spec: str = "auto", env: Mapping[str, str] | None = None, **option
     if variable and not env.get(variable):
         raise ConfigError(f"--judge {spec} needs {variable} in the environment; set it, or use --judge rules")
     module = importlib.import_module(JUDGES[name])
-    judge: Judge = module.make(model or None, **options)
+    judge: Judge = module.make(model or None, env=env, **options)
     return judge

@@ -1,0 +1,133 @@
+"""The Anthropic judge (`--judge anthropic[:MODEL]`): the Messages API through the official `anthropic` SDK.
+
+The verdict comes back as the input of one tool, `report_verdict`, whose input schema is the verdict's JSON schema;
+`tool_choice` forces the model to call it. The dashboard goes first in the user turn as a base64 PNG when images are
+on. `ANTHROPIC_BASE_URL` (a proxy or gateway) is read by the SDK itself; the `base_url` option overrides it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from assessor.judge import prompts
+from assessor.judge.llm import (
+    DEFAULT_MAX_TOKENS,
+    CallOutput,
+    JudgeOptions,
+    LLMJudge,
+    OutputError,
+    SDKErrors,
+    Secret,
+    api_key_from,
+    image_data,
+    one_line,
+    require_sdk,
+)
+from assessor.judge.models import Usage
+
+if TYPE_CHECKING:
+    import anthropic as anthropic_sdk
+    from anthropic.types import Message, MessageParam, TextBlockParam, ToolParam
+
+DEFAULT_MODEL = "claude-sonnet-4-6"
+KEY_VARIABLE = "ANTHROPIC_API_KEY"
+BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
+TOOL_NAME = "report_verdict"
+TOOL_DESCRIPTION = (
+    "Report your verdict on the training run: decide continue, stop or rollback, with the evidence it rests on. "
+    "Call this exactly once, with the complete verdict."
+)
+
+
+class AnthropicJudge(LLMJudge):
+    """Claude, asked for a verdict through a forced tool call."""
+
+    provider = "anthropic"
+    key_variable = KEY_VARIABLE
+    base_url_variable = BASE_URL_VARIABLE
+
+    def __init__(self, model: str, api_key: Secret, options: JudgeOptions) -> None:
+        sdk = require_sdk("anthropic", "anthropic")
+        super().__init__(model, api_key, options, SDKErrors.from_module(sdk, "AnthropicError"))
+        # An explicit api_key keeps the SDK from consulting other credential sources; base_url=None lets it read
+        # ANTHROPIC_BASE_URL. Retries (429, 5xx, timeouts) and the timeout itself are the SDK's.
+        self._sdk = sdk
+        self._sdk_client: anthropic_sdk.Anthropic | None = None
+        self.base_url = str(self._client.base_url)
+
+    @property
+    def _client(self) -> anthropic_sdk.Anthropic:
+        if self._sdk_client is None:
+            options = self.options
+            self._sdk_client = self._sdk.Anthropic(
+                # The first client resolves the address (option, else the SDK's variable); later ones keep it.
+                api_key=self._api_key.reveal(), base_url=options.base_url or self.base_url or None,
+                timeout=options.timeout,
+                max_retries=options.max_retries,
+            )
+        return self._sdk_client
+
+    def close(self) -> None:
+        """Close the SDK client (its connection pool); the next judgement opens a new one."""
+        if self._sdk_client is not None:
+            self._sdk_client.close()
+            self._sdk_client = None
+
+    def _call(self, prompt: prompts.Prompt, schema: dict[str, object], feedback: str | None) -> CallOutput:
+        content: list[Any] = []
+        if self.wants_images:
+            for path in prompt.images:
+                image = image_data(path)
+                if image is not None:
+                    media_type, data = image
+                    content.append({"type": "image", "source": {"type": "base64", "media_type": media_type,
+                                                                 "data": data}})
+        text: TextBlockParam = {"type": "text", "text": prompt.user}
+        content.append(text)
+        if feedback:
+            content.append({"type": "text", "text": feedback})
+        messages: list[MessageParam] = [{"role": "user", "content": content}]
+        tool: ToolParam = {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "input_schema": schema}
+        max_tokens = self.options.max_tokens or DEFAULT_MAX_TOKENS
+        message: Message = self._client.messages.create(
+            model=self.model, max_tokens=max_tokens, system=prompt.system, messages=messages, tools=[tool],
+            tool_choice={"type": "tool", "name": TOOL_NAME, "disable_parallel_tool_use": True},
+        )
+        usage = _usage(message)
+        if message.stop_reason == "max_tokens":
+            raise OutputError(f"the reply was cut off at max_tokens={max_tokens} before the verdict was complete; "
+                              "write a shorter verdict", usage)
+        for block in message.content:
+            if block.type == "tool_use" and block.name == TOOL_NAME:
+                return CallOutput(raw=dict(block.input), usage=usage)
+        if message.stop_reason == "refusal":
+            raise OutputError("the model declined to give a verdict", usage)
+        said = " ".join(block.text for block in message.content if block.type == "text")
+        raise OutputError(f"the reply did not call the {TOOL_NAME} tool"
+                          + (f" (it said: {one_line(said, 120)})" if said else ""), usage)
+
+
+def _usage(message: Message) -> Usage:
+    used = message.usage
+    # Prompt-cache tokens are billed input too (getattr: older SDKs lack the fields).
+    cached = (getattr(used, "cache_creation_input_tokens", None) or 0) + (
+        getattr(used, "cache_read_input_tokens", None) or 0)
+    return Usage(input_tokens=used.input_tokens + cached, output_tokens=used.output_tokens, requests=1)
+
+
+def make(model: str | None = None, **options: object) -> AnthropicJudge:
+    """The Anthropic judge (`--judge anthropic[:MODEL]`).
+
+    Args:
+        model: the model name; `DEFAULT_MODEL` if None.
+        **options: `timeout` (seconds, default 120), `max_retries` (default 2), `images` (default True),
+            `max_tokens`, `base_url` (default: `ANTHROPIC_BASE_URL`, else the SDK's), `api_key` (default:
+            `ANTHROPIC_API_KEY`), `env` (a mapping read instead of the environment for the key). Others are ignored.
+
+    Raises:
+        ConfigError: the SDK is not installed, the key is missing, or an option is wrong.
+    """
+    name = f"anthropic:{model or DEFAULT_MODEL}"
+    require_sdk("anthropic", "anthropic")
+    key = api_key_from(options, KEY_VARIABLE, "anthropic")
+    return AnthropicJudge(model or DEFAULT_MODEL, key, JudgeOptions.parse(options, name))

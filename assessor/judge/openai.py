@@ -1,0 +1,191 @@
+"""The OpenAI judge (`--judge openai[:MODEL]`): Chat Completions or the Responses API, through the official SDK.
+
+The verdict comes back as JSON constrained by the verdict's JSON schema (`response_format` in Chat Completions,
+`text.format` in Responses; `strict` is off because the verdict has optional fields, which strict mode does not
+allow). Plots go as `data:` URLs before the text when images are on.
+
+Chat Completions is the default because OpenAI-compatible servers (vLLM, llama.cpp, Ollama, gateways) speak it;
+point `OPENAI_BASE_URL` at one (the SDK reads it). Choose the Responses API with the option `api="responses"` or
+`ASSESSOR_OPENAI_API=responses`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from assessor.errors import ConfigError
+from assessor.judge import prompts
+from assessor.judge.llm import (
+    CallOutput,
+    JudgeOptions,
+    LLMJudge,
+    OutputError,
+    SDKErrors,
+    Secret,
+    api_key_from,
+    image_data,
+    require_sdk,
+)
+from assessor.judge.models import Usage
+
+if TYPE_CHECKING:
+    import openai as openai_sdk
+    from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+    from openai.types.responses import Response
+
+DEFAULT_MODEL = "gpt-4.1"
+KEY_VARIABLE = "OPENAI_API_KEY"
+BASE_URL_VARIABLE = "OPENAI_BASE_URL"
+API_VARIABLE = "ASSESSOR_OPENAI_API"
+SCHEMA_NAME = "verdict"
+Api = Literal["chat", "responses"]
+APIS: tuple[Api, ...] = ("chat", "responses")
+
+
+class OpenAIJudge(LLMJudge):
+    """A GPT model (or any OpenAI-compatible server), asked for a verdict as schema-constrained JSON."""
+
+    provider = "openai"
+    key_variable = KEY_VARIABLE
+    base_url_variable = BASE_URL_VARIABLE
+
+    def __init__(self, model: str, api_key: Secret, options: JudgeOptions, api: Api = "chat") -> None:
+        sdk = require_sdk("openai", "openai")
+        super().__init__(model, api_key, options, SDKErrors.from_module(sdk, "OpenAIError"))
+        self.api: Api = api
+        if api == "responses" and not hasattr(sdk.OpenAI, "responses"):
+            raise ConfigError(f"the Responses API needs a newer openai SDK than {sdk.__version__}; run: "
+                              'pip install -U "assessor[openai]" "openai>=1.66", or use api="chat"')
+        # base_url=None lets the SDK read OPENAI_BASE_URL; retries (429, 5xx, timeouts) and the timeout are the SDK's.
+        self._sdk = sdk
+        self._sdk_client: openai_sdk.OpenAI | None = None
+        self.base_url = str(self._client.base_url)
+
+    @property
+    def _client(self) -> openai_sdk.OpenAI:
+        if self._sdk_client is None:
+            options = self.options
+            self._sdk_client = self._sdk.OpenAI(
+                # The first client resolves the address (option, else the SDK's variable); later ones keep it.
+                api_key=self._api_key.reveal(), base_url=options.base_url or self.base_url or None,
+                timeout=options.timeout,
+                max_retries=options.max_retries,
+            )
+        return self._sdk_client
+
+    def close(self) -> None:
+        """Close the SDK client (its connection pool); the next judgement opens a new one."""
+        if self._sdk_client is not None:
+            self._sdk_client.close()
+            self._sdk_client = None
+
+    def __repr__(self) -> str:
+        return super().__repr__()[:-1] + f", api={self.api!r})"
+
+    def _images(self, prompt: prompts.Prompt) -> list[str]:
+        urls = []
+        if self.wants_images:
+            for path in prompt.images:
+                image = image_data(path)
+                if image is not None:
+                    urls.append(f"data:{image[0]};base64,{image[1]}")
+        return urls
+
+    def _call(self, prompt: prompts.Prompt, schema: dict[str, object], feedback: str | None) -> CallOutput:
+        if self.api == "responses":
+            return self._call_responses(prompt, schema, feedback)
+        return self._call_chat(prompt, schema, feedback)
+
+    def _call_chat(self, prompt: prompts.Prompt, schema: dict[str, object], feedback: str | None) -> CallOutput:
+        content: list[Any] = [{"type": "image_url", "image_url": {"url": url}} for url in self._images(prompt)]
+        content.append({"type": "text", "text": prompt.user})
+        if feedback:
+            content.append({"type": "text", "text": feedback})
+        messages: list[ChatCompletionMessageParam] = [
+            {"role": "system", "content": prompt.system},
+            {"role": "user", "content": content},
+        ]
+        extra: dict[str, Any] = {}
+        if self.options.max_tokens is not None:
+            extra["max_completion_tokens"] = self.options.max_tokens
+        completion: ChatCompletion = self._client.chat.completions.create(
+            model=self.model, messages=messages,
+            response_format={"type": "json_schema",
+                             "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": False}},
+            **extra,
+        )
+        used = completion.usage
+        usage = Usage(input_tokens=used.prompt_tokens if used else 0,
+                      output_tokens=used.completion_tokens if used else 0, requests=1)
+        if not completion.choices:
+            raise OutputError("the reply had no choices", usage)
+        choice = completion.choices[0]
+        if choice.message.refusal:
+            raise OutputError(f"the model declined to give a verdict: {choice.message.refusal}", usage)
+        if choice.finish_reason == "length":
+            raise OutputError("the reply was cut off at the token limit before the verdict was complete; write a "
+                              "shorter verdict", usage)
+        return CallOutput(raw=choice.message.content or "", usage=usage)
+
+    def _call_responses(self, prompt: prompts.Prompt, schema: dict[str, object], feedback: str | None) -> CallOutput:
+        content: list[Any] = [{"type": "input_image", "image_url": url, "detail": "auto"}
+                              for url in self._images(prompt)]
+        content.append({"type": "input_text", "text": prompt.user})
+        if feedback:
+            content.append({"type": "input_text", "text": feedback})
+        extra: dict[str, Any] = {}
+        if self.options.max_tokens is not None:
+            extra["max_output_tokens"] = self.options.max_tokens
+        response: Response = self._client.responses.create(
+            model=self.model, instructions=prompt.system, input=[{"role": "user", "content": content}],
+            text={"format": {"type": "json_schema", "name": SCHEMA_NAME, "schema": schema, "strict": False}},
+            store=False, **extra,
+        )
+        used = response.usage
+        usage = Usage(input_tokens=used.input_tokens if used else 0,
+                      output_tokens=used.output_tokens if used else 0, requests=1)
+        if response.status == "incomplete":
+            reason = response.incomplete_details.reason if response.incomplete_details else None
+            raise OutputError(f"the reply was incomplete ({reason or 'no reason given'}) before the verdict was "
+                              "complete", usage)
+        refusals = [part.refusal for item in response.output if item.type == "message"
+                    for part in item.content if part.type == "refusal"]
+        text = response.output_text
+        if not text and refusals:
+            raise OutputError(f"the model declined to give a verdict: {refusals[0]}", usage)
+        return CallOutput(raw=text, usage=usage)
+
+
+def _api(options: Mapping[str, object]) -> Api:
+    value = options.get("api")
+    if value is None:
+        env = options.get("env")
+        source: Mapping[str, str] = env if isinstance(env, Mapping) else os.environ
+        value = source.get(API_VARIABLE) or "chat"
+    choice = str(value).strip().lower()
+    for api in APIS:
+        if choice == api:
+            return api
+    raise ConfigError(f"openai judge: api must be 'chat' or 'responses' (option api or {API_VARIABLE}), "
+                      f"not {value!r}")
+
+
+def make(model: str | None = None, **options: object) -> OpenAIJudge:
+    """The OpenAI judge (`--judge openai[:MODEL]`).
+
+    Args:
+        model: the model name; `DEFAULT_MODEL` if None.
+        **options: `api` (`chat`, the default, or `responses`; default: `ASSESSOR_OPENAI_API`), `timeout` (seconds,
+            default 120), `max_retries` (default 2), `images` (default True), `max_tokens`, `base_url` (default:
+            `OPENAI_BASE_URL`, else the SDK's), `api_key` (default: `OPENAI_API_KEY`), `env` (a mapping read
+            instead of the environment for the key and the API choice). Others are ignored.
+
+    Raises:
+        ConfigError: the SDK is not installed, the key is missing, or an option is wrong.
+    """
+    name = f"openai:{model or DEFAULT_MODEL}"
+    require_sdk("openai", "openai")
+    key = api_key_from(options, KEY_VARIABLE, "openai")
+    return OpenAIJudge(model or DEFAULT_MODEL, key, JudgeOptions.parse(options, name), api=_api(options))
