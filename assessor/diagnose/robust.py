@@ -37,7 +37,7 @@ class Series:
     bin_size: int
     noise: float  # point-to-point noise of the raw values (robust standard deviation)
     rho: float  # lag-1 autocorrelation of the noise, from differences
-    rho_local: float  # the same, from differences centred on their local median (blind to a bending trend)
+    red_rho_local: float  # of the reduced points, from locally centred differences (blind to a bending trend)
     smooth: np.ndarray  # smoothed level on the reduced grid
 
     @property
@@ -67,8 +67,10 @@ def prepare(steps: np.ndarray, values: np.ndarray, max_points: int = MAX_POINTS)
     else:
         red_values, red_steps = values.copy(), steps.copy()
     noise, rho = noise_level(values)
-    _, rho_local = noise_level(values, local=True)
-    return Series(steps, values, red_steps, red_values, bin_size, noise, rho, rho_local, smooth(red_values))
+    # Trends are tested on the reduced points, so their autocorrelation is measured there (also cheap: a
+    # running median over 100,000 raw differences per curve would cost more than the rest of the diagnosis).
+    _, red_rho_local = noise_level(red_values, local=True)
+    return Series(steps, values, red_steps, red_values, bin_size, noise, rho, red_rho_local, smooth(red_values))
 
 
 def noise_level(values: np.ndarray, local: bool = False) -> tuple[float, float]:
@@ -117,6 +119,12 @@ def edge_level(values: np.ndarray, at_end: bool) -> float:
     k = int(min(50, max(3, len(values) // 10)))
     part = values[-k:] if at_end else values[:k]
     return float(np.median(part))
+
+
+def finite_median(values: np.ndarray) -> float | None:
+    """Median of the finite values (NaN and inf left out), or None when there are none."""
+    finite = values[np.isfinite(values)]
+    return float(np.median(finite)) if len(finite) else None
 
 
 @dataclass(frozen=True)
@@ -189,8 +197,9 @@ def trend(
 
 def _reduced_rho(series: Series, local: bool) -> float:
     """Autocorrelation of the noise between consecutive reduced points (bin medians decorrelate)."""
-    rho = series.rho_local if local else series.rho
-    return rho if series.bin_size == 1 else min(0.9, rho ** series.bin_size)
+    if local:
+        return series.red_rho_local
+    return series.rho if series.bin_size == 1 else min(0.9, series.rho ** series.bin_size)
 
 
 def _residual_rho(residuals: np.ndarray) -> float:

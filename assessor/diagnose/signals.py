@@ -11,6 +11,10 @@ from assessor.diagnose.models import ChangePoint, Discontinuity, SignalSummary, 
 from assessor.run import Run, Split
 
 MIN_POINTS = 3
+# Curves where a one-step spike means something (instability, a stall); spikes elsewhere are just noise.
+SPIKE_METRICS = frozenset({
+    "kl", "grad_norm", "pg_loss", "loss", "entropy", "policy_shift_kl", "time_step_s", "reward_mean", "value_loss",
+})
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,7 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
     outliers = [
         Spike(step=s, value=v, level=lv, size_noise=z, kind=kind)
         for s, v, lv, z, kind in robust.spikes(series.steps, series.values, series.noise)
-    ]
+    ] if metric in SPIKE_METRICS else []
     summary = SignalSummary(
         metric=metric, split=split, points=series.n, first_step=int(series.steps[0]),
         last_step=int(series.steps[-1]), start=start, now=now, peak=peak,
