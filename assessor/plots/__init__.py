@@ -2,9 +2,12 @@
 
 `render_plots(run, diagnostics, out_dir)` writes:
 
-* `dashboard.png` (always): the practitioner's dashboard (see `figures.dashboard_figure`);
-* `kl_reward.png` when the run logs a KL: reward against KL, coloured by step;
-* `gpu.png` when the run logs phase timings or an nvidia-smi log was found.
+* `dashboard.png` (always): the practitioner's dashboard (see `dashboard.dashboard_figure`);
+* `kl_reward.png` when the run logs a KL: reward against KL, coloured by step (`trajectory.kl_reward_figure`);
+* `gpu.png` when the run logs phase timings or an nvidia-smi log was found (`gpu.gpu_figure`).
+
+Each figure function returns a matplotlib `Figure` and copes with any subset of metrics missing; the
+diagnosis records may be empty placeholders. `_common` holds what the figures share.
 
 Only the object-oriented matplotlib API is used (`Figure` + `FigureCanvasAgg`), so rendering never
 touches pyplot's global figure registry or the interactive backend of the calling program.
@@ -18,8 +21,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from assessor.diagnose.models import Diagnostics
-from assessor.plots.figures import dashboard_figure, gpu_figure, has_gpu_data, has_kl, kl_reward_figure
+from assessor.plots.dashboard import dashboard_figure
+from assessor.plots.gpu import gpu_figure, has_gpu_data
 from assessor.plots.style import DPI
+from assessor.plots.trajectory import has_kl, kl_reward_figure
 from assessor.run import Run
 
 __all__ = ["dashboard_figure", "gpu_figure", "kl_reward_figure", "render_plots", "save_figure"]
@@ -29,7 +34,7 @@ def save_figure(fig: Figure, path: Path) -> Path:
     """Write one figure as a PNG of exactly its pixel size (no tight bounding box, so sizes are stable).
 
     Args:
-        fig: A figure from `assessor.plots.figures`.
+        fig: A figure from `dashboard_figure`, `kl_reward_figure` or `gpu_figure`.
         path: Where to write it; the parent folder must exist.
 
     Returns:
