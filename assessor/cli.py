@@ -101,6 +101,63 @@ def assess(ctx: click.Context, run_dir: Path, judge_spec: str, fmt: str, out_dir
     ctx.exit(assessment.exit_code)
 
 
+@cli.command("eval")
+@click.argument("source", default="evals", type=click.Path(path_type=Path))
+@click.option("--judge", "judge_specs", multiple=True, default=("rules",), show_default=True,
+              metavar="rules|anthropic[:MODEL]|openai[:MODEL]|fake|replay:DIR",
+              help="A judge to score; repeat to compare judges side by side.")
+@click.option("--baseline", "baselines", multiple=True, metavar="thresholds",
+              help="A judge shown as the baseline column (thresholds: the fixed callback alerts).")
+@click.option("--subset", type=click.Choice(["all", "fast", "synthetic", "real"]), default="all", show_default=True,
+              help="fast: cases tagged fast plus one synthetic case per pattern.")
+@click.option("--case", "names", multiple=True, metavar="GLOB", help="Only cases whose name matches; repeatable.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Also write eval.md and eval.json here.")
+@click.option("--cassettes", type=click.Path(path_type=Path, file_okay=False),
+              help="Where LLM judgements are recorded and replayed from [default: SOURCE/cassettes].")
+@click.option("--record", is_flag=True, help="Call LLM judges live even where a cassette exists, and re-record.")
+@click.option("--replay-llm", is_flag=True, help="Also replay live LLM judges on truncated runs (detection delay).")
+@click.option("--delay-points", type=click.IntRange(min=1), default=12, show_default=True,
+              help="Truncation points per failing run for the detection delay.")
+@click.option("--cache", "cache_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Where generated runs are kept [default: SOURCE/.cache].")
+@click.option("--no-images", is_flag=True, help="Do not send the dashboard image to LLM judges.")
+@click.option("--price", "prices", multiple=True, metavar="JUDGE=IN,OUT",
+              help="USD per million input,output tokens, to estimate costs a judge does not report.")
+@click.option("--check-floor", type=click.Path(path_type=Path, dir_okay=False),
+              help="Exit 1 if the rules judge is below the floor recorded in this JSON file.")
+@click.option("--write-floor", type=click.Path(path_type=Path, dir_okay=False),
+              help="Record the rules judge's current scores (minus a small margin) as the floor.")
+@click.pass_context
+def eval_(ctx: click.Context, source: Path, judge_specs: tuple[str, ...], baselines: tuple[str, ...], subset: str,
+          names: tuple[str, ...], fmt: str, out_dir: Path | None, cassettes: Path | None, record: bool,
+          replay_llm: bool, delay_points: int, cache_dir: Path | None, no_images: bool, prices: tuple[str, ...],
+          check_floor: Path | None, write_floor: Path | None) -> None:
+    """Score judges on the labelled cases in SOURCE (a folder of case files, or one file) [default: evals]."""
+    from assessor.evals import harness
+    from assessor.evals.report import progress_bar, render_json, render_markdown, write_reports
+
+    floor = harness.read_floor(check_floor) if check_floor is not None else None
+    root = source if source.is_dir() else source.parent
+    judges = harness.build_judges(judge_specs, baselines, prices, cassettes=cassettes or root / "cassettes",
+                                  record=record, replay_llm=replay_llm, images=not no_images)
+    with progress_bar() as bar:
+        report = harness.run_eval(source, judges, subset=subset, names=names, cache_dir=cache_dir,
+                                  delay_count=delay_points, progress=bar, warn=lambda m: click.echo(m, err=True))
+    if floor is not None:
+        report.floor = harness.check_floor(report, floor)
+    if write_floor is not None:
+        harness.write_floor(harness.floor_from(report), write_floor)
+        click.echo(f"floor written to {write_floor}", err=True)
+    if out_dir is not None:
+        write_reports(report, out_dir)
+    click.echo(render_json(report) if fmt == "json" else render_markdown(report), nl=False)
+    if report.floor is not None:
+        click.echo(report.floor.message, err=True)
+        ctx.exit(0 if report.floor.passed else 1)
+
+
 def _auto_judge_reason() -> str:
     from assessor.judge import KEY_VARIABLES
 

@@ -174,6 +174,14 @@ def _remainder(ctx: Context, names: list[str]) -> Reading | None:
     scale = float(np.median(np.abs(frame[" total"].to_numpy())))
     if scale == 0 or float(np.median(np.abs(rest))) < REMAINDER_SHARE * scale:
         return None
+    # Reward weights (TRL's reward_weights) make total != sum of components without any missing part: then the
+    # "rest" is negative, or just a scaled copy of a logged component. Only a positive, independent rest is a part.
+    if float(np.median(rest)) < 0:
+        return None
+    for name in names:
+        part = frame[name].to_numpy()
+        if np.std(part) > 0 and np.std(rest) > 0 and abs(float(np.corrcoef(part, rest)[0, 1])) > 0.9:
+            return None
     return describe(f"{PREFIX}{REMAINDER}{SUFFIX}", "train", frame.index.to_numpy(), rest)
 
 

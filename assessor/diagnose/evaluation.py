@@ -42,6 +42,20 @@ def diagnose_eval(ctx: Context) -> EvalDiagnosis:
     evals_after_peak = len(values) - 1 - peak_index
     findings: list[Finding] = []
     label = f"held-out {metric}"
+    # Also compare stretches: the best few consecutive evaluations against the latest few. A steady slide over
+    # many evaluations is significant even when each step of it is within the eval-to-eval noise.
+    k = max(1, min(3, len(values) // 4))
+    windows = np.convolve(score, np.ones(k) / k, mode="valid")
+    best_start = int(np.argmax(windows))
+    stretch_t = (float(windows[best_start]) - float(np.mean(score[-k:]))) / (noise * np.sqrt(2.0 / k))
+    slid = best_start + k <= len(values) - k and stretch_t >= 3.0
+    if slid and not (evals_after_peak >= 2 and decline >= 2.0):
+        peak_index = best_start + int(np.argmax(score[best_start:best_start + k]))
+        peak_step = int(steps[peak_index])
+        out.peak_step, out.peak = peak_step, float(values[peak_index])
+        evals_after_peak = len(values) - 1 - peak_index
+        decline = max(decline, stretch_t)
+        out.decline_from_peak_noise = decline
     if evals_after_peak >= 2 and decline >= 2.0:
         relative = (float(score[peak_index]) - recent) / max(abs(float(score[peak_index])), 1e-12)
         severity: Severity = "critical" if relative >= 0.5 else "warning"

@@ -46,7 +46,9 @@ def diagnose_kl_reward(ctx: Context) -> KlRewardDiagnosis:
         ])
     quadrant_now = _quadrant(_kl_trend_now(kl.summary), reward.summary.trend)
     timeline = _timeline(kl, reward)
-    findings = _findings(quadrant_now, kl.summary, reward.summary, timeline)
+    stalled = robust.progress(reward.series, reward.summary.trend_window_start).stalled
+    findings = _findings(quadrant_now, kl.summary, reward.summary, timeline, stalled)
+    findings.extend(_kl_jumps(kl, reward))
     return KlRewardDiagnosis(kl_measured=True, quadrant_now=quadrant_now, timeline=timeline, findings=findings)
 
 
@@ -66,6 +68,38 @@ def _kl_absent_reason(ctx: Context, kl: Reading | None) -> str | None:
     if facts.framework == "verl":
         return "verl logs `actor/kl_loss` only with use_kl_loss (or `actor/reward_kl_penalty` with KL in the reward)"
     return "the run does not log it"
+
+
+def _kl_jumps(kl: Reading, reward: Reading) -> list[Finding]:
+    """KL shifting to a new level several times higher in one go: a blow-up, not drift."""
+    out = []
+    steps, values = kl.series.steps, kl.series.values
+    for cp in kl.summary.change_points:
+        if cp.direction != "up" or cp.before <= 0 or cp.after < 3 * cp.before or cp.size_noise < 5:
+            continue
+        # Abrupt, not a ramp: most of the rise happens between two consecutive logged points near the change
+        # point. Binary segmentation also cuts a smooth early rise of KL into steps, which is healthy.
+        near = np.flatnonzero(np.abs(steps - cp.step) <= max(3, (kl.summary.last_step - kl.summary.first_step) // 50))
+        if len(near) < 2:
+            continue
+        lo, hi = max(0, int(near[0]) - 1), min(len(values) - 1, int(near[-1]) + 1)
+        if hi <= lo:
+            continue
+        i = lo + int(np.argmax(np.diff(values[lo:hi + 1]))) + 1  # first point after the biggest single step
+        # The step must hold: the few points after it sit well above the few before (a one-step spike does not).
+        held = float(np.median(values[i:i + 3])) - float(np.median(values[max(0, i - 3):i]))
+        if held < 0.5 * (cp.after - cp.before):
+            continue
+        after = reward.series.values[reward.series.steps >= cp.step]
+        before = reward.series.values[reward.series.steps < cp.step]
+        worse = len(after) >= 3 and len(before) >= 3 and float(np.median(after)) < float(np.median(before))
+        out.append(finding(
+            "kl", "kl_jump", "critical" if worse else "warning",
+            f"KL jumped from about {num(cp.before)} to {num(cp.after)} at step {cp.step} ({cp.after / cp.before:.0f}x) "
+            f"and stayed there{' while reward fell' if worse else ''}: the policy lurched away from its reference",
+            [cp.step]))
+        break
+    return out
 
 
 def _kl_trend_now(kl: SignalSummary) -> str:
@@ -118,7 +152,7 @@ def _timeline(kl: Reading, reward: Reading) -> list[QuadrantSpan]:
 
 
 def _findings(
-    quadrant: Quadrant, kl: SignalSummary, reward: SignalSummary, timeline: list[QuadrantSpan]
+    quadrant: Quadrant, kl: SignalSummary, reward: SignalSummary, timeline: list[QuadrantSpan], stalled: bool,
 ) -> list[Finding]:
     since = kl.trend_window_start
     kl_move = f"KL {num(kl.now - kl.trend_change)} → {num(kl.now)} since step {since}"
@@ -132,10 +166,14 @@ def _findings(
         out.append(finding("kl_reward", quadrant, "critical",
                            f"{kl_move} while {reward_move}: the policy is moving away from its reference and "
                            "getting worse", [since]))
-    elif quadrant == "kl_up_reward_flat":
+    elif quadrant == "kl_up_reward_flat" and stalled:
         out.append(finding("kl_reward", quadrant, "warning",
-                           f"{kl_move} while {reward_level} is flat (Mann-Kendall p={reward.trend_p:.2f}): drift "
-                           "without improvement, the run may have done what it can", [since]))
+                           f"{kl_move} while {reward_level} has stopped improving (its recent rate is shown to be well "
+                           "below its earlier one): drift without benefit, the run has done what it can", [since]))
+    elif quadrant == "kl_up_reward_flat":
+        out.append(finding("kl_reward", "kl_up_reward_unclear", "watch",
+                           f"{kl_move}; {reward_level} shows no clear trend over the same stretch (Mann-Kendall "
+                           f"p={reward.trend_p:.2f}), but the noise cannot rule out that it is still rising", [since]))
     elif quadrant == "kl_up_reward_up":
         out.append(finding("kl_reward", quadrant, "info",
                            f"{kl_move} with {reward_move}: the policy changes and improves", [since]))

@@ -215,13 +215,20 @@ def _preference_loss(reading: Reading) -> LossDiagnosis:
     noise = _noise(reading)
     anomalies = _discontinuities(reading)
     change = s.now - s.start
+    # Levels are compared as stretch means against their standard error: the DPO loss is noisy step to step
+    # (a few pairs per batch), so a fall of one point-noise unit over a hundred steps is large.
+    n = reading.series.n
+    width = max(3, n // 10)
+    head, tail = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    head[:width], tail[-width:] = True, True
+    shift = robust.level_shift(reading.series, head, tail)
     first = float(reading.series.values[0])
     # Sigmoid DPO starts at exactly ln 2 (policy = reference, margin 0); other losses (IPO, hinge) do not.
     at_ln2 = abs(first - LN2) <= max(0.05, noise)
     origin = f"ln 2 = {num(first)} at step {s.first_step} (no preference yet)" if at_ln2 else num(s.start)
     findings: list[Finding] = []
     pattern: Literal["stable", "declining", "rising", "discontinuity"]
-    if change < 0 and _significant(s, change, noise):
+    if change < 0 and (shift.t <= -SIGNIFICANT_NOISE or _significant(s, change, noise)):
         pattern = "declining"
         findings.append(finding(
             metric, "dpo_loss_declining", "info",
@@ -229,7 +236,7 @@ def _preference_loss(reading: Reading) -> LossDiagnosis:
             f"prefers the chosen responses.",
             [s.first_step, s.last_step],
         ))
-    elif change > 0 and _significant(s, change, noise):
+    elif change > 0 and (shift.t >= SIGNIFICANT_NOISE or _significant(s, change, noise)):
         pattern = "rising"
         findings.append(finding(
             metric, "dpo_loss_rising", "warning",
@@ -239,7 +246,8 @@ def _preference_loss(reading: Reading) -> LossDiagnosis:
         ))
     else:
         pattern = "stable"
-        if at_ln2 and abs(s.now - LN2) <= max(0.05, SIGNIFICANT_NOISE * noise) and s.points >= 10:
+        error = abs(shift.after - shift.before) / abs(shift.t) if shift.t else noise
+        if at_ln2 and abs(shift.after - LN2) <= max(0.05, 2 * error) and abs(shift.t) < 2 and s.points >= 10:
             findings.append(finding(
                 metric, "dpo_loss_flat_at_ln2", "warning",
                 f"The preference loss stays at {num(s.now)}, ln 2, over {s.points} steps: the policy does not "

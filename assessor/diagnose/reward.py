@@ -80,11 +80,16 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
             metric, "reward_no_progress", "watch",
             f"{metric} is where it started: {num(progress.before)} over the first {width} logged steps, "
             f"{num(progress.after)} over the latest {width} ({progress.t:+.1f} standard errors)", [s.first_step]))
-    else:
+    elif robust.progress(series, s.trend_window_start).stalled:
         since = s.plateau_start if s.plateau_start is not None else s.trend_window_start
         findings.append(finding(
             metric, "reward_plateau", "watch",
             f"{metric} has levelled off at {num(s.now)} since about step {since} (from {num(progress.before)} at "
             "the start)", [since]))
+    else:
+        findings.append(finding(
+            metric, "reward_unclear", "info",
+            f"{metric} is up from {num(progress.before)} to {num(progress.after)} over the run; over the latest "
+            f"stretch the noise hides whether it is still rising", [s.trend_window_start]))
     out.findings = findings
     return out

@@ -413,3 +413,39 @@ def best_window(series: Series, width: int) -> np.ndarray:
     mask = np.zeros(n, dtype=bool)
     mask[start:start + width] = True
     return mask
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Is a curve still improving, or has it demonstrably stopped?"""
+
+    earlier_slope: float  # per step, before the recent window
+    recent_slope: float  # per step, in the recent window
+    recent_upper: float  # upper confidence bound of the recent slope (autocorrelation-widened)
+    stalled: bool  # the recent rate is shown to be well below the earlier one
+
+
+def progress(series: Series, start_step: int, share: float = 0.3) -> Progress:
+    """Whether the rise of a curve has stopped, with evidence rather than for want of it.
+
+    A flat trend test on a noisy window only says the rise is not proven; calling a plateau needs the
+    opposite proof: the recent slope's upper confidence bound below `share` of the earlier slope (or, for a
+    curve that never rose, too small to move it by a noise unit across the window).
+    """
+    steps, values = series.red_steps.astype(np.float64), series.red_values
+    early = steps < start_step
+    if early.sum() < 4 or (~early).sum() < 6:
+        return Progress(0.0, 0.0, math.inf, False)
+    earlier = float(stats.theilslopes(values[early], steps[early]).slope)
+    rose = trend(series, int(steps[0]), end_step=start_step).direction == "rising"
+    # A curve that rose is judged on its recent window; one that never rose, on the whole run.
+    window = ~early if rose else np.ones(len(steps), dtype=bool)
+    fit = stats.theilslopes(values[window], steps[window], alpha=0.90)
+    rho = max(_residual_rho(values[window] - (fit.intercept + fit.slope * steps[window])),
+              _reduced_rho(series, local=True))
+    widen = math.sqrt((1 + rho) / (1 - rho))
+    upper = float(fit.slope + (fit.high_slope - fit.slope) * widen)
+    span = float(steps[window][-1] - steps[window][0])
+    noise = max(series.noise, noise_floor(series.values))
+    stalled = upper < share * earlier if rose else upper * span < noise
+    return Progress(earlier, float(fit.slope), upper, stalled)

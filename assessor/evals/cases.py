@@ -1,5 +1,6 @@
-"""A labelled case: a run (generated from a recipe, or a real one on disk) and the decisions a practitioner
-would accept for it.
+"""A labelled case: a run, and the decisions a practitioner would accept for it.
+
+The run is generated from a recipe or is a real one on disk.
 
 Cases live in YAML files under `evals/` and are validated with `extra="forbid"`, so a typo in a label is an
 error, not a silently ignored field.
@@ -68,7 +69,10 @@ class CaseFile(_Model):
 
 def load_cases(path: Path) -> list[tuple[Path, Case]]:
     """Every case in a YAML file or in every `*.yaml` below a directory, with the file it came from."""
-    files = sorted(path.rglob("*.yaml")) if path.is_dir() else [path]
+    # Generated runs (the cache) and cassettes hold yaml files of their own (hydra configs): skip them.
+    files = sorted(f for f in path.rglob("*.yaml") if not any(
+        part.startswith(".") or part == "cassettes" for part in f.relative_to(path).parts[:-1]
+    )) if path.is_dir() else [path]
     out: list[tuple[Path, Case]] = []
     for file in files:
         try:

@@ -26,14 +26,23 @@ from assessor.judge.models import Decision, Evidence, Usage, Verdict
 from assessor.run import Checkpoint
 
 # Findings that say the model was better earlier, with how much each counts.
+# A weight of 2 (or a critical finding of weight 1) is enough on its own: these are the guide's "the better
+# model is behind you" patterns. Generation-quality collapses count fully because a reward number can hide
+# them (a policy that no longer ends its answers, or samples one answer deterministically, is broken).
 DEGRADATION = {
     "reward_peaked_then_declined": 2.0, "eval_declining": 2.0, "kl_up_reward_down": 2.0,
     "reward_floor_no_signal": 2.0, "reward_below_start": 1.5, "train_eval_divergence": 1.0,
-    "entropy_blow_up": 1.0, "length_explosion_to_cap": 1.0, "loss_magnitude_blow_up": 0.5,
-    "loss_discontinuity": 0.5, "component_saturated_other_stalls": 0.5, "reward_falling": 1.0,
+    "entropy_blow_up": 1.0, "entropy_collapse": 2.0, "length_explosion_to_cap": 1.0, "length_collapse": 2.0,
+    "kl_jump": 2.0, "loss_magnitude_blow_up": 1.0, "loss_discontinuity": 0.5,
+    "component_saturated_other_stalls": 2.0, "reward_falling": 1.0,
 }
-# Findings that say the run has nothing more to give.
-SPENT = {"kl_up_reward_flat": 1.0, "reward_saturated": 1.5, "dpo_loss_flat_at_ln2": 1.5}
+# Findings that say the run has nothing more to give (or, for the setup ones, cannot give it as configured).
+SPENT = {
+    "kl_up_reward_flat": 1.0, "reward_saturated": 1.5, "dpo_loss_flat_at_ln2": 1.5, "loss_sign_reversal": 1.0,
+    "length_truncation": 1.0, "dpo_loss_rising": 1.0,
+}
+# These only argue for stopping while reward is not improving: with reward rising they are risks to watch.
+SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation"})
 ROLLBACK_BAR = 2.0  # a critical finding, or two warnings that agree
 EARLY_PROGRESS = 0.05
 EARLY_POINTS = 8
@@ -86,7 +95,9 @@ def _sort(d: Diagnostics) -> _Weighed:
             diverged.append(f)
         elif kind in DEGRADATION and f.severity in ("warning", "critical"):
             degradation.append(f)
-        elif kind in SPENT and f.severity in ("warning", "critical", "watch"):
+        elif kind in SPENT and f.severity in ("warning", "critical", "watch") and not (
+                kind in SPENT_UNLESS_IMPROVING and (d.reward.trend == "rising" or (f.severity == "watch"
+                                                    and kind == "length_truncation"))):
             spent.append(f)
         elif f.severity in ("warning", "critical"):
             other.append(f)
@@ -128,12 +139,19 @@ def _too_early(d: Diagnostics) -> bool:
 
 
 # Degradations of generation quality: the model was better before they began, whatever reward says.
-ONSET_KINDS = frozenset({"length_explosion_to_cap", "entropy_blow_up"})
+ONSET_KINDS = frozenset({
+    "length_explosion_to_cap", "entropy_blow_up", "entropy_collapse", "length_collapse", "kl_jump",
+})
 
 
 def _target_step(d: Diagnostics, w: _Weighed) -> int | None:
     """Where to go back to: the best point, or earlier if generation quality started degrading before it."""
     best = d.best_checkpoint.best_step
+    # A saturated component hides the one that matters: go back to where that one was best.
+    component_best = [f.steps[1] for f in w.degradation
+                      if _kind(f) == "component_saturated_other_stalls" and len(f.steps) > 1]
+    if component_best:
+        best = component_best[0] if best is None else min(best, component_best[0])
     onsets = [f.steps[0] for f in w.degradation if _kind(f) in ONSET_KINDS and f.steps]
     if onsets:
         first_interval = d.run.logging_interval or 1
@@ -151,20 +169,25 @@ def _went_past_best(d: Diagnostics, w: _Weighed, degradation: float, checkpoints
     target = _target_step(d, w)
     causes = _causes(d)
     fix = f" Before resuming, address what drove it: {causes}." if causes else ""
-    if target is not None and last - target > max(1, 0.05 * last):
-        on_disk = [c for c in checkpoints if c.step <= target]
-        chosen = on_disk[-1] if on_disk else None
-        step = chosen.step if chosen else target
-        where = chosen.path if chosen else f"step {target} (no checkpoint on disk at or before it)"
-        actions = [f"Restore {chosen.path} (step {chosen.step})." if chosen else
-                   f"No checkpoint at or before step {target} is on disk: restore one saved elsewhere, or retrain "
-                   f"to about step {target}."]
+    on_disk = [c for c in checkpoints if target is not None and c.step <= target]
+    # A rollback has to be something the user can do: it needs a checkpoint on disk at or before the best point.
+    if target is not None and on_disk and last - target > max(1, 0.05 * last):
+        chosen = on_disk[-1]
+        actions = [f"Restore {chosen.path} (step {chosen.step})."]
         if causes:
             actions.append(f"Change the setup before resuming: {causes}.")
         return _verdict(d, "rollback", confidence, evidence,
-                        f"Roll back to {where}: the run was better around step {target} and has been getting "
-                        f"worse since.{fix}", w, rollback_step=step, actions=actions,
-                        rollback_checkpoint=chosen.path if chosen else None)
+                        f"Roll back to {chosen.path}: the run was better around step {target} and has been getting "
+                        f"worse since.{fix}", w, rollback_step=chosen.step, actions=actions,
+                        rollback_checkpoint=chosen.path)
+    if target is not None and last - target > max(1, 0.05 * last):
+        earliest = f" (the earliest on disk is step {checkpoints[0].step})" if checkpoints else ""
+        return _verdict(d, "stop", confidence, evidence,
+                        f"Stop: the run was better around step {target} and has been getting worse since, and no "
+                        f"checkpoint from then is on disk{earliest}.{fix}", w,
+                        actions=[f"If a checkpoint near step {target} was saved elsewhere, restore it; otherwise "
+                                 f"retrain to about step {target}."]
+                        + ([f"Change the setup before any restart: {causes}."] if causes else []))
     return _verdict(d, "stop", confidence, evidence,
                     f"Stop: the run is getting worse and there is no earlier point clearly better than now.{fix}",
                     w, actions=["Keep the current checkpoint only if its held-out quality is acceptable."]
@@ -175,6 +198,8 @@ def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
     saturated = any(_kind(f) == "reward_saturated" for f in w.spent)
     drifting = any(_kind(f) == "kl_up_reward_flat" for f in w.spent)
     confidence = min(0.9, 0.55 + 0.1 * spent)
+    truncation = any(_kind(f) == "length_truncation" for f in w.spent)
+    reversal = any(_kind(f) == "loss_sign_reversal" for f in w.spent)
     if saturated:
         headline = ("Stop: reward is at its ceiling and the groups no longer disagree, so there is nothing left to "
                     "learn from these prompts; keep the current model.")
@@ -186,8 +211,19 @@ def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
         actions = ["Keep the checkpoint nearest the end of the reward plateau's start.",
                    "If more improvement is needed, change the recipe (data, reward, learning rate) rather than "
                    "training longer."]
+    elif truncation:
+        headline = ("Stop: a large share of completions is cut off at the length cap while reward does not improve; "
+                    "the reward is scoring truncated answers.")
+        actions = ["Raise max_completion_length (or add a length penalty) before continuing.",
+                   "Check a few truncated completions: rambling or repetition means the policy, not the cap, is the "
+                   "problem."]
+    elif reversal:
+        headline = ("Stop: the policy loss changed sign and stayed there while reward does not improve: the updates "
+                    "now push away from what was working.")
+        actions = ["Keep the checkpoint from before the reversal; check the learning rate and the advantage "
+                   "normalisation."]
     else:
-        headline = "Stop: the run is no longer learning (the preference loss has not left ln 2)."
+        headline = "Stop: the run is no longer learning (the preference loss is not falling)."
         actions = ["Check the learning rate, beta and the preference pairs before restarting."]
     return _verdict(d, "stop", confidence, w.spent, headline, w, actions=actions)
 
