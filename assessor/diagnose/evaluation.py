@@ -85,7 +85,11 @@ def diagnose_eval(ctx: Context) -> EvalDiagnosis:
 
 
 def _eval_noise(score: np.ndarray) -> float:
-    noise, _ = robust.noise_level(score)
+    # Evaluations are separate measurements (fresh samples of a fixed set), so their noise is read from
+    # differences without the autocorrelation correction: with a dozen points, a steady slide would otherwise
+    # masquerade as autocorrelated noise and hide itself.
+    diffs = np.diff(score)
+    noise = float(np.median(np.abs(diffs - np.median(diffs)))) * robust.MAD_TO_SD / np.sqrt(2.0) if len(diffs) else 0.0
     # With a handful of points the estimate is rough; never let it fall below 1% of the level's scale.
     return max(noise, 0.01 * float(np.max(np.abs(score))), robust.noise_floor(score))
 

@@ -33,6 +33,7 @@ DEGRADATION = {
     "reward_peaked_then_declined": 2.0, "eval_declining": 2.0, "kl_up_reward_down": 2.0,
     "reward_floor_no_signal": 2.0, "reward_below_start": 1.5, "train_eval_divergence": 1.0,
     "entropy_blow_up": 1.0, "entropy_collapse": 2.0, "length_explosion_to_cap": 1.0, "length_collapse": 2.0,
+    "length_approaching_cap": 1.0,
     "kl_jump": 2.0, "loss_magnitude_blow_up": 1.0, "loss_discontinuity": 0.5,
     "component_saturated_other_stalls": 2.0, "reward_falling": 1.0,
 }
