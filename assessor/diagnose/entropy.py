@@ -14,8 +14,8 @@ import numpy as np
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
-from assessor.diagnose.models import EntropyDiagnosis, Finding, Severity, SignalSummary
-from assessor.diagnose.signals import Reading
+from assessor.diagnose.models import EntropyDiagnosis, Finding, Severity
+from assessor.diagnose.signals import Reading, significant_change
 
 BLOW_UP_NATS = math.log(10)  # per-token perplexity up tenfold from the start
 STILL_UP_NATS = math.log(10) / 2  # perplexity still more than ~3x the start: the blow-up has not healed
@@ -54,10 +54,10 @@ def diagnose_entropy(ctx: Context) -> EntropyDiagnosis:
         return EntropyDiagnosis(pattern="blow_up", start=s.start, now=s.now, ln_vocab=ln_vocab, findings=blow_up)
     noise = max(s.noise, robust.noise_floor(reading.series.values))
     change = s.now - s.start
-    if change < 0 and s.start > 0 and s.now <= DECLINE_RELATIVE * s.start and _significant(s, change, noise):
+    if change < 0 and s.start > 0 and s.now <= DECLINE_RELATIVE * s.start and significant_change(s, change, noise):
         pattern, findings = _decline(reading)
         return EntropyDiagnosis(pattern=pattern, start=s.start, now=s.now, ln_vocab=ln_vocab, findings=findings)
-    if change > 0 and s.now >= RISE_RELATIVE * max(s.start, 0.0) and _significant(s, change, noise):
+    if change > 0 and s.now >= RISE_RELATIVE * max(s.start, 0.0) and significant_change(s, change, noise):
         onset = _settled_step(reading, (s.start + s.now) / 2, above=True)
         return EntropyDiagnosis(pattern="rising", start=s.start, now=s.now, ln_vocab=ln_vocab, findings=[finding(
             "entropy", "entropy_rising", "watch",
@@ -136,15 +136,6 @@ def _decline(reading: Reading) -> tuple[str, list[Finding]]:
     )]
 
 
-def _significant(summary: SignalSummary, change: float, noise: float) -> bool:
-    """A level change that noise does not explain (3 noise units with a confirming trend or change point, else 5)."""
-    size = abs(change) / noise
-    if size < SIGNIFICANT_NOISE:
-        return False
-    direction = "up" if change > 0 else "down"
-    confirmed = summary.trend == ("rising" if change > 0 else "falling") or any(
-        cp.direction == direction for cp in summary.change_points)
-    return confirmed or size >= CLEAR_NOISE
 
 
 def _fall_span(reading: Reading) -> tuple[int, int]:

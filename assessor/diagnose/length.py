@@ -16,7 +16,7 @@ from scipy import stats
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import Finding, LengthDiagnosis, Severity, SignalSummary
-from assessor.diagnose.signals import Reading, describe
+from assessor.diagnose.signals import Reading, describe, significant_change
 from assessor.run import Run
 
 CAP_TOLERANCE = 0.03  # a batch mean within 3% of the cap: nearly every completion in it was cut off
@@ -173,7 +173,7 @@ def _near_cap(reading: Reading, cap: int, source: str, clip: Reading | None) -> 
     s = reading.summary
     share = f"{num(s.now / cap * 100)}%"
     rise = s.now - s.start
-    if s.now >= NEAR_CAP_RISING * cap and rise > 0 and _significant(s, rise, _noise(s, reading.series)):
+    if s.now >= NEAR_CAP_RISING * cap and rise > 0 and significant_change(s, rise, _noise(s, reading.series)):
         onset = _settled_step(reading, (s.start + s.now) / 2, above=True)
         clipped = f"; clipped ratio now {num(clip.summary.now)}" if clip else ""
         # Doubling on the way to the cap is an explosion in progress; a smaller rise is worth watching.
@@ -230,7 +230,7 @@ def _drift(reading: Reading) -> list[Finding]:
     if s.start <= 0:
         return []
     change = s.now - s.start
-    if abs(change) < DRIFT_RELATIVE * s.start or not _significant(s, change, _noise(s, series)):
+    if abs(change) < DRIFT_RELATIVE * s.start or not significant_change(s, change, _noise(s, series)):
         return []
     rising = change > 0
     onset = _settled_step(reading, (s.start + s.now) / 2, above=rising)
@@ -269,7 +269,7 @@ def _truncation(ctx: Context, reading: Reading, clip: Reading | None) -> list[Fi
     c = clip.summary
     noise = _noise(c, clip.series)
     rise = c.now - c.start
-    rising = rise > 0 and _significant(c, rise, noise) and c.now >= 0.05
+    rising = rise > 0 and significant_change(c, rise, noise) and c.now >= 0.05
     severity: Severity
     if c.now >= TRUNCATION_ALL and c.start < TRUNCATION_MOST:
         severity, what = "critical", "nearly every completion is now cut off at the cap"
@@ -306,7 +306,7 @@ def _spread(ctx: Context, reading: Reading) -> list[Finding]:
         return []
     s = spread.summary
     drop = s.start - s.now
-    if s.start <= 0 or s.now > SPREAD_FRACTION * s.start or not _significant(s, -drop, _noise(s, spread.series)):
+    if s.start <= 0 or s.now > SPREAD_FRACTION * s.start or not significant_change(s, -drop, _noise(s, spread.series)):
         return []
     onset = _settled_step(spread, (s.start + s.now) / 2, above=False)
     return [finding(
@@ -344,19 +344,6 @@ def _noise(summary: SignalSummary, series: robust.Series) -> float:
     return max(summary.noise, robust.noise_floor(series.values))
 
 
-def _significant(summary: SignalSummary, change: float, noise: float) -> bool:
-    """A level change (now - start) that noise does not explain.
-
-    Three noise units are enough when a trend or a change point in the same direction confirms the move;
-    otherwise it takes five, because the two edge levels of an autocorrelated curve wander together.
-    """
-    size = abs(change) / noise
-    if size < SIGNIFICANT_NOISE:
-        return False
-    direction = "up" if change > 0 else "down"
-    confirmed = summary.trend == ("rising" if change > 0 else "falling") or any(
-        cp.direction == direction for cp in summary.change_points)
-    return confirmed or size >= CLEAR_NOISE
 
 
 def _settled_step(reading: Reading, level: float, above: bool) -> int:

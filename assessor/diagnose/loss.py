@@ -20,8 +20,8 @@ import pandas as pd
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
-from assessor.diagnose.models import Finding, LossDiagnosis, SignalSummary
-from assessor.diagnose.signals import Reading
+from assessor.diagnose.models import Finding, LossDiagnosis
+from assessor.diagnose.signals import Reading, significant_change
 
 PREFERENCE_ALGORITHMS = frozenset({"dpo", "ipo", "kto", "orpo", "simpo", "cpo", "apo", "sppo", "nca"})
 LN2 = math.log(2)
@@ -29,7 +29,6 @@ BLOW_UP_FACTOR = 10.0  # an order of magnitude: no schedule or batch mix moves a
 MIN_ACTIVE = 16  # non-zero points needed to compare the loss magnitude early and late
 CONFIRM_MIN = 5  # points on each side of a discontinuity that must show the new magnitude
 SIGNIFICANT_NOISE = 3.0
-CLEAR_NOISE = 5.0
 OSCILLATION_SIGN_CHANGES = 0.3  # share of consecutive non-zero points that change sign
 OSCILLATION_CENTRE = 0.25  # |median| within a quarter of the spread: centred on zero
 
@@ -92,7 +91,7 @@ def _policy_loss(ctx: Context, reading: Reading) -> LossDiagnosis:
     if _oscillates_around_zero(reading):
         return LossDiagnosis(metric=metric, pattern="oscillating_around_zero", findings=findings)
     noise = _noise(reading)
-    if _significant(s, s.now - s.start, noise) and s.now < s.start:
+    if significant_change(s, s.now - s.start, noise) and s.now < s.start:
         return LossDiagnosis(metric=metric, pattern="declining", findings=findings)
     return LossDiagnosis(metric=metric, pattern="stable", findings=findings)
 
@@ -228,7 +227,7 @@ def _preference_loss(reading: Reading) -> LossDiagnosis:
     origin = f"ln 2 = {num(first)} at step {s.first_step} (no preference yet)" if at_ln2 else num(s.start)
     findings: list[Finding] = []
     pattern: Literal["stable", "declining", "rising", "discontinuity"]
-    if change < 0 and (shift.t <= -SIGNIFICANT_NOISE or _significant(s, change, noise)):
+    if change < 0 and (shift.t <= -SIGNIFICANT_NOISE or significant_change(s, change, noise)):
         pattern = "declining"
         findings.append(finding(
             metric, "dpo_loss_declining", "info",
@@ -236,7 +235,7 @@ def _preference_loss(reading: Reading) -> LossDiagnosis:
             f"prefers the chosen responses.",
             [s.first_step, s.last_step],
         ))
-    elif change > 0 and (shift.t >= SIGNIFICANT_NOISE or _significant(s, change, noise)):
+    elif change > 0 and (shift.t >= SIGNIFICANT_NOISE or significant_change(s, change, noise)):
         pattern = "rising"
         findings.append(finding(
             metric, "dpo_loss_rising", "warning",
@@ -274,12 +273,3 @@ def _mad(values: np.ndarray) -> float:
     return float(np.median(np.abs(values - np.median(values)))) * robust.MAD_TO_SD if len(values) else 0.0
 
 
-def _significant(summary: SignalSummary, change: float, noise: float) -> bool:
-    """A level change that noise does not explain (3 noise units with a confirming trend or change point, else 5)."""
-    size = abs(change) / noise
-    if size < SIGNIFICANT_NOISE:
-        return False
-    direction = "up" if change > 0 else "down"
-    confirmed = summary.trend == ("rising" if change > 0 else "falling") or any(
-        cp.direction == direction for cp in summary.change_points)
-    return confirmed or size >= CLEAR_NOISE

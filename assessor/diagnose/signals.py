@@ -17,6 +17,21 @@ SPIKE_METRICS = frozenset({
 })
 
 
+SIGNIFICANT_NOISE = 3.0  # a level change must clear three noise units ...
+CLEAR_NOISE = 5.0  # ... and, unless a trend or change point in the same direction confirms it, five
+
+
+def significant_change(summary: SignalSummary, change: float, noise: float) -> bool:
+    """A level change that noise does not explain (3 noise units with a confirming trend or change point, else 5)."""
+    size = abs(change) / noise
+    if size < SIGNIFICANT_NOISE:
+        return False
+    direction = "up" if change > 0 else "down"
+    confirmed = summary.trend == ("rising" if change > 0 else "falling") or any(
+        cp.direction == direction for cp in summary.change_points)
+    return confirmed or size >= CLEAR_NOISE
+
+
 @dataclass(frozen=True)
 class Reading:
     """A prepared curve and its summary."""
