@@ -34,8 +34,7 @@ TRUNCATION_MOST = 0.5  # most completions cut off
 TRUNCATION_HIGH = 0.2  # one in five cut off: the usual "raise the cap or ask why" level
 STRONG_CORRELATION = 0.5
 MIN_CORRELATION_POINTS = 10
-SIGNIFICANT_NOISE = 3.0  # a level change must clear three noise units ...
-CLEAR_NOISE = 5.0  # ... and, unless a trend or change point confirms it, five
+SIGNIFICANT_NOISE = 3.0  # noise units a level change must clear (see signals.significant_change)
 
 
 def diagnose_length(ctx: Context) -> LengthDiagnosis:
