@@ -39,7 +39,7 @@ TOOL_DESCRIPTION = (
 )
 
 
-class AnthropicJudge(LLMJudge):
+class AnthropicJudge(LLMJudge["anthropic_sdk.Anthropic"]):
     """Claude, asked for a verdict through a forced tool call."""
 
     provider = "anthropic"
@@ -52,26 +52,14 @@ class AnthropicJudge(LLMJudge):
         # An explicit api_key keeps the SDK from consulting other credential sources; base_url=None lets it read
         # ANTHROPIC_BASE_URL. Retries (429, 5xx, timeouts) and the timeout itself are the SDK's.
         self._sdk = sdk
-        self._sdk_client: anthropic_sdk.Anthropic | None = None
-        self.base_url = str(self._client.base_url)
+        _ = self._client  # resolves base_url now, so errors and repr name the address from the start
 
-    @property
-    def _client(self) -> anthropic_sdk.Anthropic:
-        if self._sdk_client is None:
-            options = self.options
-            self._sdk_client = self._sdk.Anthropic(
-                # The first client resolves the address (option, else the SDK's variable); later ones keep it.
-                api_key=self._api_key.reveal(), base_url=options.base_url or self.base_url or None,
-                timeout=options.timeout,
-                max_retries=options.max_retries,
-            )
-        return self._sdk_client
-
-    def close(self) -> None:
-        """Close the SDK client (its connection pool); the next judgement opens a new one."""
-        if self._sdk_client is not None:
-            self._sdk_client.close()
-            self._sdk_client = None
+    def _new_client(self, base_url: str | None) -> anthropic_sdk.Anthropic:
+        client: anthropic_sdk.Anthropic = self._sdk.Anthropic(
+            api_key=self._api_key.reveal(), base_url=base_url, timeout=self.options.timeout,
+            max_retries=self.options.max_retries,
+        )
+        return client
 
     def _call(self, prompt: prompts.Prompt, schema: dict[str, object], feedback: str | None) -> CallOutput:
         content: list[Any] = []

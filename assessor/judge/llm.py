@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import ClassVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import ValidationError
 
@@ -286,12 +286,20 @@ def _reask_feedback(problems: list[str]) -> str:
     )
 
 
-class LLMJudge(ABC):
+class _SDKClient(Protocol):
+    base_url: Any
+
+    def close(self) -> None: ...
+
+
+ClientT = TypeVar("ClientT", bound=_SDKClient)
+
+
+class LLMJudge(ABC, Generic[ClientT]):
     """A judge backed by a hosted or local LLM (see the module docstring for what this base class does).
 
-    Subclasses set `provider`, `key_variable`, `base_url_variable`, `errors` (the SDK's exception classes) and
-    `base_url` (the address the SDK client resolved), and implement `_call` (and `close`, to release the SDK
-    client after each judgement).
+    Subclasses set `provider`, `key_variable`, `base_url_variable` and `errors` (the SDK's exception classes),
+    and implement `_new_client` and `_call`. The base keeps one SDK client per judgement and closes it after.
     """
 
     provider: ClassVar[str]
@@ -306,12 +314,25 @@ class LLMJudge(ABC):
         self.errors = errors
         self.base_url = options.base_url or ""
         self._api_key = api_key
+        self._sdk_client: ClientT | None = None
         self.total_usage = Usage()  # across every judgement this judge has made
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r}, "
                 f"timeout={self.options.timeout:g}, max_retries={self.options.max_retries}, "
                 f"images={self.wants_images}, api_key='***')")
+
+    @abstractmethod
+    def _new_client(self, base_url: str | None) -> ClientT:
+        """A new SDK client; `base_url=None` lets the SDK read its own variable."""
+
+    @property
+    def _client(self) -> ClientT:
+        if self._sdk_client is None:
+            # The first client resolves the address (option, else the SDK's variable); later ones keep it.
+            self._sdk_client = self._new_client(self.options.base_url or self.base_url or None)
+            self.base_url = str(self._sdk_client.base_url)
+        return self._sdk_client
 
     @abstractmethod
     def _call(self, prompt: prompts.Prompt, schema: dict[str, object], feedback: str | None) -> CallOutput:
@@ -340,8 +361,11 @@ class LLMJudge(ABC):
         finally:
             self.close()
 
-    def close(self) -> None:  # noqa: B027  (an optional hook: subclasses holding an SDK client close it)
+    def close(self) -> None:
         """Release the SDK client's connections (a new client is made for the next judgement)."""
+        if self._sdk_client is not None:
+            self._sdk_client.close()
+            self._sdk_client = None
 
     def _judge(self, prompt: prompts.Prompt, schema: dict[str, object]) -> JudgeResult:
         usage = Usage()

@@ -44,7 +44,7 @@ Api = Literal["chat", "responses"]
 APIS: tuple[Api, ...] = ("chat", "responses")
 
 
-class OpenAIJudge(LLMJudge):
+class OpenAIJudge(LLMJudge["openai_sdk.OpenAI"]):
     """A GPT model (or any OpenAI-compatible server), asked for a verdict as schema-constrained JSON."""
 
     provider = "openai"
@@ -60,26 +60,14 @@ class OpenAIJudge(LLMJudge):
                               'pip install -U "assessor[openai]" "openai>=1.66", or use api="chat"')
         # base_url=None lets the SDK read OPENAI_BASE_URL; retries (429, 5xx, timeouts) and the timeout are the SDK's.
         self._sdk = sdk
-        self._sdk_client: openai_sdk.OpenAI | None = None
-        self.base_url = str(self._client.base_url)
+        _ = self._client  # resolves base_url now, so errors and repr name the address from the start
 
-    @property
-    def _client(self) -> openai_sdk.OpenAI:
-        if self._sdk_client is None:
-            options = self.options
-            self._sdk_client = self._sdk.OpenAI(
-                # The first client resolves the address (option, else the SDK's variable); later ones keep it.
-                api_key=self._api_key.reveal(), base_url=options.base_url or self.base_url or None,
-                timeout=options.timeout,
-                max_retries=options.max_retries,
-            )
-        return self._sdk_client
-
-    def close(self) -> None:
-        """Close the SDK client (its connection pool); the next judgement opens a new one."""
-        if self._sdk_client is not None:
-            self._sdk_client.close()
-            self._sdk_client = None
+    def _new_client(self, base_url: str | None) -> openai_sdk.OpenAI:
+        client: openai_sdk.OpenAI = self._sdk.OpenAI(
+            api_key=self._api_key.reveal(), base_url=base_url, timeout=self.options.timeout,
+            max_retries=self.options.max_retries,
+        )
+        return client
 
     def __repr__(self) -> str:
         return super().__repr__()[:-1] + f", api={self.api!r})"
