@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from assessor.evals.generate import training_args_bin
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -118,33 +120,6 @@ def trainer_state(rows: list[dict[str, float | int]], global_step: int) -> dict[
     }
 
 
-def training_args_bin(fields: dict[str, object]) -> bytes:
-    """A `training_args.bin` as `torch.save` lays it out: a zip holding the pickled GRPOConfig."""
-    # A stand-in class registered under TRL's module path, so the pickle names it exactly as TRL's does.
-    names = ("trl", "trl.trainer", "trl.trainer.grpo_config")
-    modules = {name: types.ModuleType(name) for name in names}
-    config_class = type("GRPOConfig", (), {"__module__": names[-1]})
-    modules[names[-1]].GRPOConfig = config_class  # type: ignore[attr-defined]
-    saved = {name: sys.modules.get(name) for name in names}
-    sys.modules.update(modules)
-    try:
-        config = config_class()
-        config.__dict__.update(fields)
-        payload = pickle.dumps(config, protocol=2)
-    finally:
-        for name, previous in saved.items():
-            if previous is None:
-                del sys.modules[name]
-            else:
-                sys.modules[name] = previous
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
-        archive.writestr("training_args/data.pkl", payload)
-        archive.writestr("training_args/byteorder", "little")
-        archive.writestr("training_args/version", "3\n")
-    return buffer.getvalue()
-
-
 def write_events(folder: Path, rows: list[dict[str, float | int]], start: datetime) -> None:
     from tensorboard.compat.proto import event_pb2, summary_pb2
     from tensorboard.summary.writer.event_file_writer import EventFileWriter
@@ -210,7 +185,7 @@ def make_trl(root: Path) -> None:
         folder.mkdir(parents=True)
         state = trainer_state([r for r in rows if int(r["step"]) <= step], step)
         (folder / "trainer_state.json").write_text(json.dumps(state, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        (folder / "training_args.bin").write_bytes(training_args_bin(args))
+        (folder / "training_args.bin").write_bytes(training_args_bin("grpo", args))
         (folder / "adapter_config.json").write_text(
             json.dumps({"base_model_name_or_path": "Qwen/Qwen2.5-1.5B-Instruct", "peft_type": "LORA", "r": 16},
                        indent=2) + "\n", encoding="utf-8")

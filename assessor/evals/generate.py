@@ -1459,7 +1459,7 @@ def _training_args(ctx: Ctx, logging_steps: int) -> dict[str, Any]:
     return args
 
 
-def _training_args_bin(kind: str, fields: Mapping[str, Any]) -> bytes:
+def training_args_bin(kind: str, fields: Mapping[str, Any]) -> bytes:
     """A `training_args.bin` as `torch.save` lays it out: a zip holding the pickled TRL config."""
     if kind == "dpo":
         class_name, module = "DPOConfig", "trl.trainer.dpo_config"
@@ -1506,7 +1506,7 @@ def _write_trl_checkpoint(ctx: Ctx, folder: Path, rows: list[Row], step: int, lo
     kept = [r for r in rows if int(r["step"]) <= step]
     (folder / "trainer_state.json").write_text(_dump_state(_trainer_state(ctx, kept, step, logging_steps)),
                                                encoding="utf-8")
-    (folder / "training_args.bin").write_bytes(_training_args_bin(ctx.recipe.kind, _training_args(ctx, logging_steps)))
+    (folder / "training_args.bin").write_bytes(training_args_bin(ctx.recipe.kind, _training_args(ctx, logging_steps)))
     (folder / "config.json").write_text(_model_config(), encoding="utf-8")
 
 
