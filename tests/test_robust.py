@@ -8,15 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assessor.diagnose import robust
-
-
-def ar1(seed: int, n: int, phi: float, scale: float = 1.0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    out = np.zeros(n)
-    noise = rng.normal(0, scale, n)
-    for i in range(1, n):
-        out[i] = phi * out[i - 1] + noise[i]
-    return out * np.sqrt(1 - phi**2)
+from tests.runs import ar1
 
 
 def prepared(values: np.ndarray) -> robust.Series:
