@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from assessor.diagnose import robust
 from assessor.diagnose.context import Context, num
 from assessor.diagnose.kl_reward import primary_reward
 from assessor.diagnose.models import BestCheckpoint, EvalDiagnosis
@@ -27,7 +28,7 @@ def best_checkpoint(ctx: Context, evaluation: EvalDiagnosis) -> BestCheckpoint:
             return BestCheckpoint(basis="none", reason="no reward or eval signal to choose a best point from")
         series = reading.series
         # The best stretch (a tenth of the run), as the reward diagnosis measures it: one lucky batch is not a peak.
-        width = max(min(5, series.n // 3), series.n // 10, 1)
+        width = robust.stretch_width(series.n)
         means = np.convolve(series.values, np.ones(width) / width, mode="valid")
         shrink = (1 - series.rho) / (1 + series.rho)
         error = max(series.noise, 1e-12) / np.sqrt(max(1.0, width * shrink))

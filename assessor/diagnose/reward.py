@@ -30,7 +30,7 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
         metric=metric, trend=s.trend, slowing=s.slowing, start=s.start, now=s.now, peak=s.peak,
         peak_step=s.peak_step, drop_from_peak_noise=s.drop_from_peak_noise, plateau_start=s.plateau_start,
     )
-    width = max(min(5, series.n // 3), series.n // 10)
+    width = robust.stretch_width(series.n)
     edge = np.zeros(series.n, dtype=bool)
     first, last = edge.copy(), edge.copy()
     first[:width], last[-width:] = True, True

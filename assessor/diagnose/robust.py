@@ -404,6 +404,11 @@ def level_shift(series: Series, first: np.ndarray, second: np.ndarray) -> LevelS
     return LevelShift(before, after, (after - before) / error)
 
 
+def stretch_width(n: int) -> int:
+    """Points in a "stretch" whose mean stands for a level: a tenth of the curve, at least five when it has them."""
+    return max(min(5, n // 3), n // 10, 1)
+
+
 def best_window(series: Series, width: int) -> np.ndarray:
     """Mask of the `width` consecutive raw points with the highest mean."""
     n = series.n
