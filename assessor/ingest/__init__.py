@@ -62,11 +62,10 @@ def load_run(path: str | Path) -> Run:
     warnings[:] = [w.replace(f"{found.root}/", "") for w in warnings]
     ignored[:] = [w.replace(f"{found.root}/", "") for w in ignored]
 
-    normalized = [normalize_source(data, _source_name(found, data)) for data in datas]
+    normalized = [normalize_source(data, found.rel(data.path)) for data in datas]
     metrics, overlap_notes = merge_pieces(normalized)
     sources = [_source_info(n, data, found) for n, data in zip(normalized, datas, strict=True)]
-    for note in overlap_notes:
-        warnings.append(f"{note}")
+    warnings.extend(overlap_notes)
     for source in normalized:
         warnings.extend(source.warnings)
     if metrics.empty:
@@ -139,10 +138,6 @@ def _trainer_states(found: Discovery, warnings: list[str]) -> Iterable[SourceDat
             return
         except UnreadableSourceError as error:
             warnings.append(f"{error} (trying the previous checkpoint)")
-
-
-def _source_name(found: Discovery, data: SourceData) -> str:
-    return found.rel(data.path)
 
 
 def _source_info(source: NormalizedSource, data: SourceData, found: Discovery) -> SourceInfo:
