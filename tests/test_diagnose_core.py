@@ -179,3 +179,33 @@ def test_findings_are_sorted_most_severe_first(tmp_path):
     order = {"critical": 0, "warning": 1, "watch": 2, "info": 3}
     severities = [order[f.severity] for f in diagnose(run).findings]
     assert severities == sorted(severities)
+
+
+def test_kl_up_after_reward_levelled_off_long_ago_is_drift(tmp_path):
+    reward = np.where(STEPS < 60, 0.2 + 0.4 * STEPS / 60, 0.6)
+    kl = 0.002 + 0.1 * (STEPS / N) ** 1.2
+    d = diagnose(make_run(tmp_path, reward=reward + ar1(40, N, 0.3, 0.06), kl=kl + ar1(41, N, 0.3, 0.002)))
+    (f,) = [f for f in d.kl_reward.findings if f.kind == "kl_up_reward_flat"]
+    assert f.severity == "warning" and 40 <= f.steps[0] <= 80
+
+
+def test_kl_up_while_reward_still_climbs_slowly_is_not_drift(tmp_path):
+    reward = 0.2 + 0.4 * np.log1p(STEPS / 20) / np.log1p(N / 20)
+    kl = 0.002 + 0.1 * (STEPS / N) ** 1.2
+    d = diagnose(make_run(tmp_path, reward=reward + ar1(42, N, 0.3, 0.06), kl=kl + ar1(43, N, 0.3, 0.002)))
+    assert "kl_up_reward_flat" not in kinds(d)
+
+
+def test_kl_tenfold_jump_that_keeps_climbing_is_a_blow_up(tmp_path):
+    kl = np.where(STEPS < 120, 0.01 + 0.02 * STEPS / 120, 0.5 + 1.5 * (STEPS - 120) / 80)
+    reward = np.where(STEPS < 120, 0.3 + 0.3 * STEPS / 120, 0.6 - 0.2 * (STEPS - 120) / 80)
+    d = diagnose(make_run(tmp_path, reward=reward + ar1(44, N, 0.3, 0.04), kl=kl * (1 + ar1(45, N, 0.3, 0.1))))
+    (f,) = [f for f in d.kl_reward.findings if f.kind == "kl_jump"]
+    assert 115 <= f.steps[0] <= 125 and f.severity == "critical"
+
+
+def test_kl_growing_many_fold_from_near_zero_early_is_not_a_jump(tmp_path):
+    kl = 0.0005 + 0.05 * (1 - np.exp(-STEPS / 15))
+    d = diagnose(make_run(tmp_path, reward=0.2 + 0.4 * STEPS / N + ar1(46, N, 0.3, 0.04),
+                          kl=kl * (1 + ar1(47, N, 0.3, 0.05))))
+    assert "kl_jump" not in kinds(d, ("watch", "warning", "critical"))

@@ -96,3 +96,22 @@ def test_long_runs_are_reduced_to_a_few_hundred_points():
     series = prepared(values)
     assert len(series.red_values) <= robust.MAX_POINTS + 1
     assert series.red_steps[-1] >= 99_700  # the latest steps are never dropped
+
+
+def test_level_off_tells_a_stopped_climb_from_a_slowing_one():
+    steps = np.arange(1, 401)
+    stopped = np.where(steps < 120, 0.2 + 0.4 * steps / 120, 0.6) + ar1(31, 400, 0.3, 0.05)
+    bend = robust.level_off(prepared(stopped))
+    assert bend is not None and 90 <= bend.step <= 150
+    assert bend.stopped() and bend.flat_steps > bend.climb_steps
+
+    slowing = 0.2 + 0.4 * np.log1p(steps / 40) / np.log1p(10) + ar1(32, 400, 0.3, 0.05)
+    bend = robust.level_off(prepared(slowing))
+    assert bend is not None and not bend.stopped()
+
+
+def test_level_off_needs_a_climb():
+    flat = 0.5 + ar1(33, 300, 0.3, 0.05)
+    falling = 0.8 - 0.001 * np.arange(300) + ar1(34, 300, 0.3, 0.02)
+    assert robust.level_off(prepared(flat)) is None or not robust.level_off(prepared(flat)).stopped()
+    assert robust.level_off(prepared(falling)) is None

@@ -46,8 +46,8 @@ def diagnose_kl_reward(ctx: Context) -> KlRewardDiagnosis:
         ])
     quadrant_now = _quadrant(_kl_trend_now(kl.summary), reward.summary.trend)
     timeline = _timeline(kl, reward)
-    stalled = robust.progress(reward.series, reward.summary.trend_window_start).stalled
-    findings = _findings(quadrant_now, kl.summary, reward.summary, timeline, stalled)
+    drift = _drift_since_level_off(kl, reward) if quadrant_now in ("kl_up_reward_flat", "kl_up_reward_up") else None
+    findings = _findings(quadrant_now, kl.summary, reward.summary, timeline, drift)
     findings.extend(_kl_jumps(kl, reward))
     return KlRewardDiagnosis(kl_measured=True, quadrant_now=quadrant_now, timeline=timeline, findings=findings)
 
@@ -70,9 +70,33 @@ def _kl_absent_reason(ctx: Context, kl: Reading | None) -> str | None:
     return "the run does not log it"
 
 
+KL_JUMP_RATIO = 10.0  # an order of magnitude in one go: a blow-up, whatever the estimator or beta
+EARLY_SHARE = 0.1  # KL grows many-fold from near zero at the start of every run; that is not a jump
+
+
 def _kl_jumps(kl: Reading, reward: Reading) -> list[Finding]:
-    """KL shifting to a new level several times higher in one go: a blow-up, not drift."""
-    out = []
+    """KL shifting to a new level several times higher in one go and staying there: a blow-up, not drift."""
+    jump = _held_level_shift(kl) or _order_of_magnitude_jump(kl)
+    if jump is None:
+        return []
+    step, before, after = jump
+    # Worse now than just before the jump: the stretch before it against the latest stretch.
+    series = reward.series
+    width = robust.stretch_width(series.n)
+    before_jump, latest = np.zeros(series.n, dtype=bool), np.zeros(series.n, dtype=bool)
+    before_jump[np.flatnonzero(series.steps < step)[-width:]] = True
+    latest[-width:] = True
+    worse = before_jump.sum() >= 3 and not (before_jump & latest).any() and robust.level_shift(
+        series, before_jump, latest).t <= -2.0
+    return [finding(
+        "kl", "kl_jump", "critical" if worse else "warning",
+        f"KL jumped from about {num(before)} to {num(after)} at step {step} ({after / before:.0f}x) "
+        f"and stayed there{' while reward fell' if worse else ''}: the policy lurched away from its reference",
+        [step])]
+
+
+def _held_level_shift(kl: Reading) -> tuple[int, float, float] | None:
+    """A change point at least 3x up whose rise happens between neighbouring points and holds."""
     steps, values = kl.series.steps, kl.series.values
     for cp in kl.summary.change_points:
         if cp.direction != "up" or cp.before <= 0 or cp.after < 3 * cp.before or cp.size_noise < 5:
@@ -88,18 +112,60 @@ def _kl_jumps(kl: Reading, reward: Reading) -> list[Finding]:
         i = lo + int(np.argmax(np.diff(values[lo:hi + 1]))) + 1  # first point after the biggest single step
         # The step must hold: the few points after it sit well above the few before (a one-step spike does not).
         held = float(np.median(values[i:i + 3])) - float(np.median(values[max(0, i - 3):i]))
-        if held < 0.5 * (cp.after - cp.before):
-            continue
-        after = reward.series.values[reward.series.steps >= cp.step]
-        before = reward.series.values[reward.series.steps < cp.step]
-        worse = len(after) >= 3 and len(before) >= 3 and float(np.median(after)) < float(np.median(before))
-        out.append(finding(
-            "kl", "kl_jump", "critical" if worse else "warning",
-            f"KL jumped from about {num(cp.before)} to {num(cp.after)} at step {cp.step} ({cp.after / cp.before:.0f}x) "
-            f"and stayed there{' while reward fell' if worse else ''}: the policy lurched away from its reference",
-            [cp.step]))
-        break
-    return out
+        if held >= 0.5 * (cp.after - cp.before):
+            return cp.step, cp.before, cp.after
+    return None
+
+
+def _order_of_magnitude_jump(kl: Reading) -> tuple[int, float, float] | None:
+    """A tenfold jump of KL's magnitude between steady stretches, past the start of the run.
+
+    A blow-up that keeps climbing after the jump defeats a test for level shifts (the level after it is not
+    flat); on a log scale the jump itself stands out, and both sides are required to be steady.
+    """
+    s = kl.summary
+    start = s.first_step + EARLY_SHARE * (s.last_step - s.first_step)
+    for d in s.discontinuities:
+        if d.ratio >= KL_JUMP_RATIO and d.step > start and d.before > 0:
+            return d.step, d.before, d.after
+    return None
+
+
+MIN_KL_GROWTH = 1.5  # KL at least half again as far from the reference as when reward stopped improving
+
+
+def _drift_since_level_off(kl: Reading, reward: Reading) -> tuple[str, int] | None:
+    """Reward levelled off long ago and KL kept climbing since: the observation and the bend's step, or None.
+
+    The practitioner's test: reward has gone nowhere for at least as long as it took to climb (its rate after
+    the bend is a small fraction of the climb's, and the data rule out a substantial one), while KL has grown
+    by half again or more since the bend: the policy keeps moving for no gain. A recent window alone cannot
+    say this on a noisy curve; the whole stretch since the bend can.
+    """
+    series, metric = reward.series, reward.summary.metric
+    bend = robust.level_off(series)
+    if bend is not None and bend.stopped() and bend.flat_steps >= bend.climb_steps:
+        since, what = bend.step, (
+            f"{metric} levelled off around step {bend.step}: it climbed for {bend.climb_steps} steps and in the "
+            f"{bend.flat_steps} since has kept {max(0.0, bend.rate_left):.0%} of its climb rate")
+    elif bend is None and _never_moved(series, reward.summary.trend_window_start):
+        since, what = int(series.steps[0]), f"{metric} has not moved over the whole run"
+    else:
+        return None
+    steps, values = kl.series.steps, kl.series.values
+    width = robust.stretch_width(kl.series.n)
+    then = float(np.mean(values[np.argsort(np.abs(steps - since), kind="stable")[:width]]))
+    now = float(np.mean(values[-width:]))
+    if then <= 0 or now < MIN_KL_GROWTH * then:
+        return None
+    return (f"{what}, while KL went {num(then)} → {num(now)} ({now / then:.1f}x): drift without benefit, the run "
+            "has done what it can"), since
+
+
+def _never_moved(series: robust.Series, recent_start: int) -> bool:
+    """Flat from the start, shown to be (its most optimistic slope would not move it by a noise unit)."""
+    return robust.trend(series, int(series.steps[0])).direction == "flat" and robust.progress(
+        series, recent_start).stalled
 
 
 def _kl_trend_now(kl: SignalSummary) -> str:
@@ -152,7 +218,8 @@ def _timeline(kl: Reading, reward: Reading) -> list[QuadrantSpan]:
 
 
 def _findings(
-    quadrant: Quadrant, kl: SignalSummary, reward: SignalSummary, timeline: list[QuadrantSpan], stalled: bool,
+    quadrant: Quadrant, kl: SignalSummary, reward: SignalSummary, timeline: list[QuadrantSpan],
+    drift: tuple[str, int] | None,
 ) -> list[Finding]:
     since = kl.trend_window_start
     kl_move = f"KL {num(kl.now - kl.trend_change)} → {num(kl.now)} since step {since}"
@@ -166,10 +233,9 @@ def _findings(
         out.append(finding("kl_reward", quadrant, "critical",
                            f"{kl_move} while {reward_move}: the policy is moving away from its reference and "
                            "getting worse", [since]))
-    elif quadrant == "kl_up_reward_flat" and stalled:
-        out.append(finding("kl_reward", quadrant, "warning",
-                           f"{kl_move} while {reward_level} has stopped improving (its recent rate is shown to be well "
-                           "below its earlier one): drift without benefit, the run has done what it can", [since]))
+    elif drift is not None:
+        # Also when the latest window ticks up: on the whole stretch since the bend, that is noise on a plateau.
+        out.append(finding("kl_reward", "kl_up_reward_flat", "warning", drift[0], [drift[1]]))
     elif quadrant == "kl_up_reward_flat":
         out.append(finding("kl_reward", "kl_up_reward_unclear", "watch",
                            f"{kl_move}; {reward_level} shows no clear trend over the same stretch (Mann-Kendall "

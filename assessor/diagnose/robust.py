@@ -454,3 +454,56 @@ def progress(series: Series, start_step: int, share: float = 0.3) -> Progress:
     noise = max(series.noise, noise_floor(series.values))
     stalled = upper < share * earlier if rose else upper * span < noise
     return Progress(earlier, float(fit.slope), upper, stalled)
+
+
+@dataclass(frozen=True)
+class LevelOff:
+    """Where a rising curve bent over, and how much of its climb rate is left after the bend."""
+
+    step: int  # the bend: best breakpoint of a continuous two-piece linear fit
+    climb_steps: int  # from the first point to the bend
+    flat_steps: int  # from the bend to the last point
+    climb_rate: float  # per step before the bend (Theil-Sen)
+    rate_after: float  # per step after the bend (Theil-Sen)
+    rate_after_upper: float  # its upper confidence bound, autocorrelation-widened
+
+    @property
+    def rate_left(self) -> float:
+        """The rate after the bend as a share of the climb rate (0: stopped, 1: no bend at all)."""
+        return self.rate_after / self.climb_rate if self.climb_rate > 0 else math.inf
+
+    def stopped(self, share: float = 0.1, proof: float = 0.5) -> bool:
+        """The climb has all but stopped: under `share` of its rate is left, and the data rule out `proof` of it.
+
+        The first is the practitioner's reading of the curve (flat since the bend); the second keeps noise from
+        faking it (the most optimistic rate after the bend is still well below the climb).
+        """
+        return self.climb_rate > 0 and self.rate_left < share and self.rate_after_upper < proof * self.climb_rate
+
+
+def level_off(series: Series, min_points: int = 5) -> LevelOff | None:
+    """The bend of a curve that rose and then (maybe) flattened, from a continuous two-piece linear fit.
+
+    The bend is where one straight climb followed by one straight stretch fits the reduced curve best; the
+    rates on either side are then measured robustly, so a slow, still-rising tail and a curve that stopped
+    dead at the bend are told apart by the rate left after it. None when the curve is too short or never rose.
+    """
+    steps, values = series.red_steps.astype(np.float64), series.red_values
+    n = len(steps)
+    if n < 2 * min_points + 2:
+        return None
+    best_sse, best_i = math.inf, -1
+    for i in range(min_points, n - min_points):
+        design = np.column_stack([np.ones(n), np.minimum(steps, steps[i]), np.maximum(steps - steps[i], 0.0)])
+        coef, *_ = np.linalg.lstsq(design, values, rcond=None)
+        sse = float(np.sum((design @ coef - values) ** 2))
+        if sse < best_sse:
+            best_sse, best_i = sse, i
+    bend = int(steps[best_i])
+    measured = progress(series, bend)
+    if measured.earlier_slope <= 0:
+        return None
+    return LevelOff(
+        step=bend, climb_steps=bend - int(steps[0]), flat_steps=int(steps[-1]) - bend,
+        climb_rate=measured.earlier_slope, rate_after=measured.recent_slope, rate_after_upper=measured.recent_upper,
+    )
