@@ -148,6 +148,21 @@ def test_truncation_rising_with_the_gap_to_finished_completions(tmp_path):
     assert "finish average 380" in f.observation
 
 
+def test_truncation_that_doubled_on_a_short_noisy_log_is_a_warning_and_a_steady_share_is_not(tmp_path):
+    steps = np.arange(10, 310, 10)  # 30 logged rows, as with logging_steps=10
+    ramp = np.clip((steps - 30) / 60, 0, 1)
+    noisy = 0.07 + 0.33 * ramp + ar1(14, len(steps), 0.3, 0.03)
+    run = make_run(tmp_path / "a", completions__clipped_ratio=noisy, completions__mean_length=np.full(30, 400.0),
+                   interval=10, config={"max_completion_length": 512})
+    f = only(diagnose_length(Context(run)).findings, "length_truncation")
+    assert f.severity == "warning" and "growing" in f.observation
+
+    steady = 0.25 + ar1(15, N, 0.3, 0.02)
+    d = diagnose_length(ctx(tmp_path / "b", config={"max_completion_length": 512},
+                            completions__mean_length=np.full(N, 400.0), completions__clipped_ratio=steady))
+    assert only(d.findings, "length_truncation").severity == "watch"
+
+
 def test_within_batch_spread_collapsing(tmp_path):
     mean = 300 + ar1(13, N, 0.3, 5)
     half_range = 150 * np.exp(-STEPS / 50) + 10

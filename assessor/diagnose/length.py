@@ -268,12 +268,17 @@ def _truncation(ctx: Context, reading: Reading, clip: Reading | None) -> list[Fi
     c = clip.summary
     noise = _noise(c, clip.series)
     rise = c.now - c.start
-    rising = rise > 0 and significant_change(c, rise, noise) and c.now >= 0.05
+    # A share that has at least doubled up to one in five is a rise anyone reads off the plot, however
+    # noisy the points in between (short runs logged every few steps give the noise test little to go on).
+    doubled = c.now >= TRUNCATION_HIGH and c.now >= 2 * max(c.start, 0.0)
+    rising = rise > 0 and c.now >= 0.05 and (doubled or significant_change(c, rise, noise))
     severity: Severity
     if c.now >= TRUNCATION_ALL and c.start < TRUNCATION_MOST:
         severity, what = "critical", "nearly every completion is now cut off at the cap"
     elif c.now >= TRUNCATION_MOST:
         severity, what = "warning", "most completions are cut off at the cap"
+    elif c.now >= TRUNCATION_HIGH and rising:
+        severity, what = "warning", "a large and growing share of completions is cut off at the cap"
     elif c.now >= TRUNCATION_HIGH:
         severity, what = "watch", "a large share of completions is cut off at the cap"
     elif rising:
