@@ -146,6 +146,21 @@ def test_diverged_loss_rolls_back(tmp_path):
     assert any(e.signal in ("loss", "grad_norm") for e in v.evidence)
 
 
+def test_loss_blow_up_with_a_gradient_regime_change_rolls_back_before_the_jump(tmp_path):
+    broke = STEPS >= 200
+    loss = np.where(broke, 0.3, 0.01) * (1 + ar1(23, N, 0.3, 0.3))
+    grad = np.where(broke, 1.8, 0.25) + ar1(24, N, 0.3, 0.03)
+    reward = 0.2 + rising(0.3) + ar1(25, N, 0.3, 0.03)
+    v = verdict(make_run(tmp_path / "a", reward=reward, loss=loss, grad_norm=grad, checkpoints=(100, 150, 200, 250)))
+    assert v.decision == "rollback" and v.rollback_step is not None and v.rollback_step < 200
+
+    # The gradient level shift alone is a risk to watch, not a reason to throw steps away.
+    quiet = 0.01 * (1 + ar1(26, N, 0.3, 0.3))
+    v = verdict(make_run(tmp_path / "b", reward=reward, loss=quiet, grad_norm=grad, checkpoints=(100, 150, 200, 250)))
+    assert v.decision == "continue"
+    assert any(e.signal == "grad_norm" for e in v.evidence)
+
+
 def test_dpo_that_never_leaves_ln2_stops_and_healthy_dpo_continues(tmp_path):
     flat = make_run(tmp_path / "a", loss=np.log(2) + ar1(23, N, 0.3, 0.002),
                     rewards__margins=ar1(24, N, 0.3, 0.01), rewards__accuracies=0.5 + ar1(25, N, 0.3, 0.03),

@@ -25,6 +25,8 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
         out.spikes[metric] = spikes
         if metric in ("kl", "grad_norm"):
             findings.extend(_spike_findings(metric, spikes))
+    if not any(f.signal == "grad_norm" and f.kind == "spike_regime_change" for f in findings):
+        findings.extend(_gradient_level_shift(ctx))
     for metric in NAN_SIGNALS:
         steps = ctx.run.nonfinite_steps(metric)
         if not steps:
@@ -55,6 +57,28 @@ def _latest_all_nonfinite(ctx: Context, metric: str, nan_steps: list[int], k: in
     merged = sorted([(s, False) for s in nan_steps] + [(int(s), True) for s in finite_steps])
     tail = merged[-k:]
     return len(tail) == k and not any(is_finite for _, is_finite in tail)
+
+
+GRAD_SHIFT_RATIO = 3.0
+EARLY_SHARE = 0.1  # gradient norms settle during the first steps of every run
+
+
+def _gradient_level_shift(ctx: Context) -> list[Finding]:
+    """The gradient norm moving up to a new level several times higher and staying there, with or without a spike."""
+    reading = ctx.book.get("grad_norm")
+    if reading is None:
+        return []
+    s = reading.summary
+    start = s.first_step + EARLY_SHARE * (s.last_step - s.first_step)
+    shifts = [(cp.step, cp.before, cp.after) for cp in s.change_points if cp.direction == "up"]
+    shifts += [(d.step, d.before, d.after) for d in s.discontinuities]
+    for step, before, after in sorted(shifts):
+        if step > start and before > 0 and after >= GRAD_SHIFT_RATIO * before:
+            return [finding(
+                "grad_norm", "level_shift", "warning",
+                f"grad_norm moved from about {num(before)} to {num(after)} at step {step} ({after / before:.0f}x) "
+                "and stayed there: the optimisation changed regime", [step])]
+    return []
 
 
 def _confirmed(spikes: list[Spike], change_points: list[ChangePoint]) -> list[Spike]:

@@ -35,7 +35,7 @@ DEGRADATION = {
     "entropy_blow_up": 1.0, "entropy_collapse": 2.0, "length_explosion_to_cap": 1.0, "length_collapse": 2.0,
     "length_approaching_cap": 1.0,
     "kl_jump": 2.0, "loss_magnitude_blow_up": 1.0, "loss_discontinuity": 0.5,
-    "component_saturated_other_stalls": 2.0, "reward_falling": 1.0,
+    "component_saturated_other_stalls": 2.0, "reward_falling": 1.0, "grad_norm_regime_change": 1.0,
 }
 # Findings that say the run has nothing more to give (or, for the setup ones, cannot give it as configured).
 SPENT = {
@@ -83,6 +83,10 @@ def _kind(finding: Finding) -> str:
     # Entropy and length findings name their pattern in `kind`; fold severities of the same pattern together.
     if finding.signal == "entropy" and "blow" in finding.kind:
         return "entropy_blow_up"
+    # Gradients that jump to a new level and stay there: the optimisation changed regime. On its own that is a
+    # risk; with a loss blow-up or a falling reward it is the second witness that the run broke.
+    if finding.signal == "grad_norm" and finding.kind in ("spike_regime_change", "level_shift"):
+        return "grad_norm_regime_change"
     return finding.kind
 
 
@@ -142,6 +146,7 @@ def _too_early(d: Diagnostics) -> bool:
 # Degradations of generation quality: the model was better before they began, whatever reward says.
 ONSET_KINDS = frozenset({
     "length_explosion_to_cap", "entropy_blow_up", "entropy_collapse", "length_collapse", "kl_jump",
+    "grad_norm_regime_change",
 })
 
 
