@@ -405,6 +405,20 @@ def test_format_saturates_while_correctness_stays_flat(tmp_path):
     assert f.severity == "watch" and "accuracy_reward" in f.observation
 
 
+def test_format_saturates_while_correctness_levelled_off_early(tmp_path):
+    fmt = np.clip(saturating() + ar1(54, N, 0.3, 0.02), 0, 1)
+    correct = np.clip(np.where(STEPS < 50, 0.3 + 0.15 * STEPS / 50, 0.45) + ar1(55, N, 0.3, 0.04), 0, 1)
+    d = diagnose_components(ctx(tmp_path, reward=fmt + correct, rewards__format_reward__mean=fmt,
+                                rewards__accuracy_reward__mean=correct))
+    f = only(d.findings, "component_saturated_other_levelled_off")
+    assert f.severity == "warning" and "accuracy_reward levelled off around step" in f.observation
+
+    still_learning = np.clip(0.3 + 0.3 * STEPS / N + ar1(56, N, 0.3, 0.04), 0, 1)
+    d = diagnose_components(ctx(tmp_path / "b", reward=fmt + still_learning, rewards__format_reward__mean=fmt,
+                                rewards__accuracy_reward__mean=still_learning))
+    assert not [f for f in d.findings if f.kind.startswith("component_saturated_other")]
+
+
 def test_format_saturates_while_unlogged_correctness_falls(tmp_path):
     fmt = np.clip(saturating() + ar1(52, N, 0.3, 0.02), 0, 1)
     correct = np.clip(0.7 - 0.4 * STEPS / N + ar1(53, N, 0.3, 0.05), 0, 1)

@@ -39,6 +39,12 @@ class _Component:
     reading: Reading
     direction: Trend  # start to now, tested against noise
     saturated: bool
+    levelled_off: robust.LevelOff | None = None  # rose, then has gone nowhere for at least as long as it rose
+
+    @property
+    def stalled(self) -> bool:
+        """Not improving: flat or falling from start to now, or risen once and flat for a long while since."""
+        return not self.saturated and (self.direction != "rising" or self.levelled_off is not None)
 
 
 def diagnose_components(ctx: Context) -> RewardComponentsDiagnosis:
@@ -78,7 +84,9 @@ def diagnose_components(ctx: Context) -> RewardComponentsDiagnosis:
 
 
 def _read(name: str, reading: Reading) -> _Component:
-    return _Component(name, reading, _direction(reading), _saturated(reading))
+    bend = robust.level_off(reading.series)
+    long_flat = bend if bend is not None and bend.stopped() and bend.flat_steps >= bend.climb_steps else None
+    return _Component(name, reading, _direction(reading), _saturated(reading), long_flat)
 
 
 def _direction(reading: Reading) -> Trend:
@@ -205,7 +213,7 @@ def _saturated_while_other_stalls(components: list[_Component]) -> list[Finding]
     """One component at its ceiling while another (the one that matters, when recognisable) is flat or falls."""
     findings: list[Finding] = []
     saturated = [c for c in components if c.saturated]
-    stalled = [c for c in components if not c.saturated and c.direction != "rising"]
+    stalled = [c for c in components if c.stalled]
     stalled.sort(key=lambda c: (not _correctness_like(c), c.direction != "falling"))
     for full in saturated:
         s = full.reading.summary
@@ -223,15 +231,22 @@ def _saturated_while_other_stalls(components: list[_Component]) -> list[Finding]
         best = _fell_from_best(other.reading)
         recent = float(np.mean(other.reading.series.values[-_stretch(o.points):]))
         severity: Severity = "warning" if other.direction == "falling" or best else "watch"
+        kind = "component_saturated_other_stalls"
         if best is not None:
             fate = (f"has fallen from {num(best[0])} (its best stretch, around step {best[1]}) to {num(recent)} "
                     f"over the latest steps")
         elif other.direction == "falling":
             fate = f"has fallen from {num(o.start)} at the start to {num(o.now)}"
+        elif other.levelled_off is not None:
+            # It learnt what it could early and has gone nowhere since: the run is spent, not getting worse.
+            bend = other.levelled_off
+            kind, severity = "component_saturated_other_levelled_off", "warning"
+            fate = (f"levelled off around step {bend.step} (it rose for {bend.climb_steps} steps and has kept "
+                    f"{max(0.0, bend.rate_left):.0%} of that rate over the {bend.flat_steps} since)")
         else:
             fate = f"stays flat ({num(o.start)} at the start, {num(o.now)} now)"
         findings.append(finding(
-            s.metric, "component_saturated_other_stalls", severity,
+            s.metric, kind, severity,
             f"{full.name} is saturated ({_levels(full.reading)}; at its ceiling since step {reached}) while "
             f"{_label(other)} {fate}: the total is carried by the easy component and the one that matters is not "
             f"learning.",

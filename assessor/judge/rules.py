@@ -40,7 +40,7 @@ DEGRADATION = {
 # Findings that say the run has nothing more to give (or, for the setup ones, cannot give it as configured).
 SPENT = {
     "kl_up_reward_flat": 1.0, "reward_saturated": 1.5, "dpo_loss_flat_at_ln2": 1.5, "loss_sign_reversal": 1.0,
-    "length_truncation": 1.0, "dpo_loss_rising": 1.0,
+    "length_truncation": 1.0, "dpo_loss_rising": 1.0, "component_saturated_other_levelled_off": 1.0,
 }
 # These only argue for stopping while reward is not improving: with reward rising they are risks to watch.
 SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation"})
@@ -203,6 +203,7 @@ def _went_past_best(d: Diagnostics, w: _Weighed, degradation: float, checkpoints
 def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
     saturated = any(_kind(f) == "reward_saturated" for f in w.spent)
     drifting = any(_kind(f) == "kl_up_reward_flat" for f in w.spent)
+    carried = any(_kind(f) == "component_saturated_other_levelled_off" for f in w.spent)
     confidence = min(0.9, 0.55 + 0.1 * spent)
     truncation = any(_kind(f) == "length_truncation" for f in w.spent)
     reversal = any(_kind(f) == "loss_sign_reversal" for f in w.spent)
@@ -211,6 +212,12 @@ def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
                     "learn from these prompts; keep the current model.")
         actions = ["Keep the latest checkpoint.", "For more gains, move to harder prompts (ones the model solves "
                    "only sometimes) rather than training longer."]
+    elif carried:
+        headline = ("Stop: one reward component is at its ceiling and the one that matters stopped improving long "
+                    "ago; the reward left to learn from is the easy part, so more steps buy nothing.")
+        actions = ["Keep the latest checkpoint (the component that matters is no worse than at its plateau).",
+                   "Down-weight or condition the saturated component on correctness, or move to harder prompts, "
+                   "before training further."]
     elif drifting:
         headline = ("Stop: KL keeps rising while reward has stopped improving; further steps only move the model "
                     "away from its reference for no gain.")
@@ -273,7 +280,7 @@ def _causes(d: Diagnostics) -> str:
         out.append("raise the KL penalty (beta) or lower the learning rate")
     if kinds & {"length_explosion_to_cap", "length_reward_coupled", "length_truncation"}:
         out.append("check the reward for a length bias and the completion cap (truncated answers are scored)")
-    if "component_saturated_other_stalls" in kinds:
+    if kinds & {"component_saturated_other_stalls", "component_saturated_other_levelled_off"}:
         out.append("down-weight or condition the saturated reward component on correctness")
     if "reward_floor_no_signal" in kinds:
         out.append("restart from an earlier checkpoint; at the floor every group scores the same and nothing is learnt")
