@@ -161,6 +161,14 @@ def test_loss_blow_up_with_a_gradient_regime_change_rolls_back_before_the_jump(t
     assert any(e.signal == "grad_norm" for e in v.evidence)
 
 
+def test_kl_blow_up_on_a_flat_reward_rolls_back_to_just_before_the_jump(tmp_path):
+    kl = np.where(STEPS < 220, 0.01 + 0.01 * STEPS / 220, 0.4 + 0.6 * (STEPS - 220) / 80)
+    reward = 0.45 + ar1(27, N, 0.3, 0.08)  # flat and noisy: its "best stretch" is luck
+    v = verdict(make_run(tmp_path, reward=reward, kl=kl * (1 + ar1(28, N, 0.3, 0.08)),
+                         checkpoints=(50, 100, 150, 200, 250)))
+    assert v.decision == "rollback" and v.rollback_step == 200
+
+
 def test_dpo_that_never_leaves_ln2_stops_and_healthy_dpo_continues(tmp_path):
     flat = make_run(tmp_path / "a", loss=np.log(2) + ar1(23, N, 0.3, 0.002),
                     rewards__margins=ar1(24, N, 0.3, 0.01), rewards__accuracies=0.5 + ar1(25, N, 0.3, 0.03),

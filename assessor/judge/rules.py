@@ -143,6 +143,11 @@ def _too_early(d: Diagnostics) -> bool:
     return reward.points < EARLY_POINTS
 
 
+# Findings that locate a best point in reward or eval themselves (a peak, then less).
+DECLINE_KINDS = frozenset({
+    "reward_peaked_then_declined", "eval_declining", "kl_up_reward_down", "reward_below_start", "reward_falling",
+    "reward_floor_no_signal", "train_eval_divergence", "component_saturated_other_stalls",
+})
 # Degradations of generation quality: the model was better before they began, whatever reward says.
 ONSET_KINDS = frozenset({
     "length_explosion_to_cap", "entropy_blow_up", "entropy_collapse", "length_collapse", "kl_jump",
@@ -163,7 +168,10 @@ def _target_step(d: Diagnostics, w: _Weighed) -> int | None:
         first_interval = d.run.logging_interval or 1
         before_onset = max(d.signals[d.reward.metric].first_step if d.reward.metric in d.signals else 0,
                            min(onsets) - first_interval)
-        return before_onset if best is None else min(best, before_onset)
+        # Without a decline in reward or eval, the "best" step is only the luckiest stretch of a flat curve;
+        # the onset of the breakage is what the data actually locate.
+        declined = any(_kind(f) in DECLINE_KINDS for f in w.degradation)
+        return before_onset if best is None or not declined else min(best, before_onset)
     return best
 
 
