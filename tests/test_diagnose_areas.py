@@ -291,6 +291,22 @@ def test_clip_ratio_high_side_dominates(tmp_path):
     assert f.severity == "info" and d.high_now is not None and d.low_now is not None
 
 
+@pytest.mark.parametrize("reward_gain", [0.0, 0.4])
+def test_high_side_clipping_with_entropy_draining_is_narrowing_only_without_reward_gain(tmp_path, reward_gain):
+    grow = np.clip((STEPS - 90) / 40, 0, 1)
+    high = np.clip(0.003 + 0.12 * grow + ar1(34, N, 0.3, 0.004), 0, 1)
+    low = np.clip(0.002 + ar1(35, N, 0.3, 0.0005), 0, 1)
+    series = {"clip_ratio__region_mean": high + low, "clip_ratio__high_mean": high, "clip_ratio__low_mean": low,
+              "entropy": 0.5 * (1 - 0.8 * grow) + ar1(36, N, 0.3, 0.01),
+              "reward": 0.3 + reward_gain * STEPS / N + ar1(37, N, 0.3, 0.03)}
+    found = [f for f in diagnose_clipping(ctx(tmp_path, **series)).findings if f.kind == "narrowing_without_gain"]
+    if reward_gain:
+        assert not found  # sharpening that pays
+    else:
+        (f,) = found
+        assert f.severity == "warning" and 90 <= f.steps[0] <= 130
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("shape", ["noise", "ar_noise", "spike", "dip"])
 def test_clip_ratio_noise_is_not_a_finding(tmp_path, seed, shape):

@@ -14,6 +14,7 @@ import numpy as np
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.kl_reward import primary_reward
 from assessor.diagnose.models import ClippingDiagnosis, Finding, Severity
 from assessor.diagnose.signals import Reading, describe
 
@@ -57,10 +58,39 @@ def diagnose_clipping(ctx: Context) -> ClippingDiagnosis:
             )],
         )
     findings = [*_level(total), *_rising(total), *_asymmetry(low, high), *_dual(dual)]
+    findings.extend(_narrowing_without_gain(ctx, findings))
     return ClippingDiagnosis(
         level_now=s.now, low_now=low.summary.now if low else None, high_now=high.summary.now if high else None,
         trend=s.trend, exactly_zero=False, findings=findings,
     )
+
+
+ENTROPY_MOSTLY_GONE = 0.5  # entropy below half of where it started
+
+
+def _narrowing_without_gain(ctx: Context, findings: list[Finding]) -> list[Finding]:
+    """High-side clipping growing while entropy drains and reward does not improve: collapse onto one mode.
+
+    High-side clipping means the policy keeps pushing up tokens it already favoured. With reward rising that
+    is healthy sharpening; with reward flat or falling and entropy mostly gone, it is narrowing that buys
+    nothing, and the model from before it began was the better one.
+    """
+    kinds = {f.kind: f for f in findings if f.severity != "info"}
+    rising, high_side = kinds.get("clip_ratio_rising"), kinds.get("clip_ratio_high_side_dominates")
+    entropy = ctx.book.get("entropy")
+    reward = ctx.book.get(primary_reward(ctx) or "")
+    if rising is None or high_side is None or entropy is None or reward is None:
+        return []
+    e = entropy.summary
+    if reward.summary.trend == "rising" or e.start <= 0 or e.now >= ENTROPY_MOSTLY_GONE * e.start:
+        return []
+    return [finding(
+        "clip_ratio_region", "narrowing_without_gain", "warning",
+        f"High-side clipping has grown since step {rising.steps[0]} while entropy fell from {num(e.start)} to "
+        f"{num(e.now)} and {reward.summary.metric} is not improving: the policy is collapsing onto a narrow mode "
+        "rather than sharpening what works",
+        [rising.steps[0]],
+    )]
 
 
 def _sum_reading(ctx: Context, low: Reading | None, high: Reading | None) -> Reading | None:
