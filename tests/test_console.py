@@ -11,6 +11,7 @@ import pytest
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import SourceData
 from assessor.ingest.console import READER
+from assessor.ingest.normalize import normalize_source
 
 # ---------------------------------------------------------------------------------------------- helpers
 CLEAR = "\r" + " " * 50 + "\r"
@@ -245,6 +246,73 @@ def test_trl_script_command_line_flags(tmp_path: Path) -> None:
     assert facts["logging_interval"][0] == 10
     assert facts["planned_total_steps"][0] == 500
     assert steps_of(data, "loss") == [10, 20]  # no bar: logging_steps spaces the dicts
+
+
+# ---------------------------------------------------------------------------------------------- resumed TRL runs
+def launch(total: int, first: int, last: int, log_every: int, tag: float, *, buffered: bool = False,
+           lost_after: int | None = None) -> str:
+    """One launch of an HF trainer: a fresh bar drawn at 0, then at `first`..`last` (a resumed launch jumps
+    straight to `first`, as HF's ProgressCallback does), a log dict every `log_every` steps whose `loss` is
+    `step + tag`. With `buffered`, the dicts reach the file after the bars; `lost_after` drops those after
+    that step (a crash loses what stdout still buffered)."""
+    out, stdout = [bar(0, total)], []
+    for step in range(first, last + 1):
+        out.append(bar(step, total))
+        if step % log_every == 0:
+            out.append(CLEAR)
+            if lost_after is None or step <= lost_after:
+                (stdout if buffered else out).append(
+                    f"{{'loss': {step + tag}, 'reward': 0.5, 'epoch': {step / 100}}}\n")
+            out.append(bar(step, total))
+    return "".join([*out, "\n", *stdout])
+
+
+def test_trl_resumed_run_reads_each_launch_at_its_own_steps(tmp_path: Path) -> None:
+    # Crashed at step 7, resumed from checkpoint 4: steps 5-7 run (and 6 is logged) twice.
+    text = (launch(10, 1, 7, 2, 0.0) + "Traceback (most recent call last):\nRuntimeError: CUDA error\n"
+            + "  Continuing training from global step 4\n" + launch(10, 5, 10, 2, 0.5))
+    data = READER.read(write(tmp_path, text))
+    rows = data.frame[data.frame["key"] == "loss"]
+    assert list(zip(rows["step"], rows["value"], strict=True)) == [
+        (2, 2.0), (4, 4.0), (6, 6.0), (6, 6.5), (8, 8.5), (10, 10.5)]
+    assert any("the bar restarted 1 time(s) (a resumed run)" in n for n in data.notes)
+    normalized = normalize_source(data, "train.log")
+    loss = next(p for p in normalized.pieces if p.metric == "loss")
+    assert loss.steps.tolist() == [2, 4, 6, 8, 10]
+    assert loss.values.tolist() == [2.0, 4.0, 6.5, 8.5, 10.5]  # the newest record of step 6
+    assert any("logged twice for the same step" in w for w in normalized.warnings)  # the overlap, said
+
+
+def test_trl_resumed_run_whose_crash_lost_buffered_dicts(tmp_path: Path) -> None:
+    # The first launch's stdout reached the file only at exit and lost its dicts after step 2: its log events
+    # at steps 4 and 6 must not be taken by the second launch's dicts.
+    text = launch(10, 1, 7, 2, 0.0, buffered=True, lost_after=2) + launch(10, 5, 10, 2, 0.5, buffered=True)
+    data = READER.read(write(tmp_path, text))
+    assert series(data, "loss").to_dict() == {2: 2.0, 6: 6.5, 8: 8.5, 10: 10.5}
+
+
+@pytest.mark.parametrize("message", [
+    "  Continuing training from global step 30",  # transformers 4.x
+    "  Resuming training from checkpoint with epoch 0 and global step 30",  # transformers 5.x
+])
+def test_trl_resumed_run_without_a_bar_restarts_at_the_resume_message(tmp_path: Path, message: str) -> None:
+    first = "".join(f"{{'loss': {s}, 'epoch': {s / 100}}}\n" for s in range(10, 51, 10))
+    second = "".join(f"{{'loss': {s + 0.5}, 'epoch': {s / 100}}}\n" for s in range(40, 71, 10))
+    text = "logging_steps=10\n" + first + message + "\n" + second
+    data = READER.read(write(tmp_path, text))
+    rows = data.frame[data.frame["key"] == "loss"]
+    assert rows["step"].tolist() == [10, 20, 30, 40, 50, 40, 50, 60, 70]
+    assert rows["value"].tolist() == [10, 20, 30, 40, 50, 40.5, 50.5, 60.5, 70.5]
+    assert "resumed at global step 30 (resume message)" in data.notes[0]
+
+
+def test_trl_resumed_run_without_a_bar_or_message_restarts_where_epoch_goes_back(tmp_path: Path) -> None:
+    # 200 steps per epoch, logged every 5: epoch 0.15 is step 30 again.
+    first = "".join(f"{{'loss': {s}, 'epoch': {s / 200}}}\n" for s in range(5, 41, 5))
+    second = "".join(f"{{'loss': {s + 0.5}, 'epoch': {s / 200}}}\n" for s in range(30, 51, 5))
+    data = READER.read(write(tmp_path, "logging_steps: 5\n" + first + second))
+    assert steps_of(data, "loss") == [*range(5, 41, 5), *range(30, 51, 5)]
+    assert "epoch went back to 0.15" in data.notes[0]
 
 
 # ---------------------------------------------------------------------------------------------- verl

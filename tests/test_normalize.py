@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -8,6 +9,7 @@ from hypothesis import strategies as st
 
 from assessor.ingest.base import RecordBuilder, SourceData, parse_number
 from assessor.ingest.normalize import merge_pieces, normalize_source, superseded_mask
+from assessor.ingest.trl_state import READER as TRL_STATE
 
 
 def source(rows: list[tuple[int, str, object]], fmt: str = "jsonl", name: str = "log.jsonl") -> SourceData:
@@ -110,3 +112,42 @@ def test_text_columns_are_dropped_not_counted_as_nan():
     frame = builder.build()
     assert set(frame["key"].astype(str)) == {"reward", "mixed"}
     assert builder.non_numeric == {"mixed": 1}
+
+
+# --- repeats of a step: HF's eval rows repeat `epoch`; a resumed run's rewrite does not
+
+
+def trainer_state(tmp_path: Path, log_history: list[dict[str, object]]) -> SourceData:
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps({"global_step": 100, "max_steps": 200, "log_history": log_history}), encoding="utf-8")
+    return TRL_STATE.read(path)
+
+
+def test_eval_rows_repeating_epoch_and_step_are_not_a_duplicate(tmp_path):
+    history: list[dict[str, object]] = []
+    for step in (50, 100):
+        history.append({"loss": 0.01, "reward": step / 100, "learning_rate": 1e-6, "epoch": step / 80, "step": step})
+        history.append({"eval_loss": 0.2, "eval_reward": 0.4, "eval_runtime": 3.1, "epoch": step / 80, "step": step})
+    out = normalize_source(trainer_state(tmp_path, history), "trainer_state.json")
+    pieces = {(p.metric, p.split): p for p in out.pieces}
+    assert pieces[("epoch", "train")].steps.tolist() == [50, 100]  # one epoch value per step
+    assert pieces[("reward_mean", "eval")].values.tolist() == [0.4, 0.4]
+    assert out.warnings == []
+
+
+def test_a_step_written_twice_with_other_values_still_warns(tmp_path):
+    # A resumed run wrote step 100 again (same epoch, other values): the two that differ are reported.
+    history: list[dict[str, object]] = [
+        {"loss": 0.01, "reward": 0.5, "epoch": 1.25, "step": 100},
+        {"loss": 0.02, "reward": 0.6, "epoch": 1.25, "step": 100},
+        {"eval_loss": 0.2, "epoch": 1.25, "step": 100},
+    ]
+    out = normalize_source(trainer_state(tmp_path, history), "trainer_state.json")
+    assert out.warnings == ["trainer_state.json: 2 values logged twice for the same step; kept the last"]
+    assert {p.metric: p.values.tolist() for p in out.pieces if p.split == "train"}["reward_mean"] == [0.6]
+
+
+def test_identical_nan_repeats_are_not_a_duplicate():
+    out = normalize_source(source([(3, "train/epoch", 0.5), (3, "train/epoch", 0.5), (4, "kl", None),
+                                   (4, "kl", None)]), "x")
+    assert not any("twice" in w for w in out.warnings)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import struct
 from collections.abc import Iterable
@@ -14,8 +15,11 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 from tensorboard.compat.proto.event_pb2 import Event
 from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
 from tensorboard.compat.proto.tensor_pb2 import TensorProto
+from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
+from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
+from assessor import load_run
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import SourceData
 from assessor.ingest.tensorboard import READER, TensorBoardReader, read_event_files
@@ -23,7 +27,7 @@ from assessor.ingest.tensorboard import READER, TensorBoardReader, read_event_fi
 REAL_RUNS = Path("/work/shared/real-runs")
 VERL_RUNS = ["verl-grpo-gsm8k-q3b-fsdp-base", "verl-grpo-gsm8k-q7b-fsdp-base"]
 SCALARS = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="scalars"))
-DT_FLOAT, DT_DOUBLE = 1, 2
+DT_FLOAT, DT_DOUBLE, DT_STRING = 1, 2, 7
 
 
 def scalar(tag: str, step: int, value: float, wall_time: float) -> Event:
@@ -234,6 +238,62 @@ def test_framework_facts_from_tag_names(tmp_path: Path) -> None:
     assert READER.read(verl).facts["framework"][0] == "verl"
     other = write_events(tmp_path / "other", [scalar("train/reward", 1, 1.0, 1.0)])
     assert READER.read(other).facts == {}
+
+
+def add_text(tag: str, text: str, wall_time: float, step: int = 0, suffix: str = "/text_summary") -> Event:
+    """A text summary as `torch.utils.tensorboard.SummaryWriter.add_text` writes it (tensorboardX too): tag
+    `<tag>/text_summary`, the `text` plugin, a DT_STRING tensor of shape [1]; TF's `tf.summary.text` keeps `<tag>`."""
+    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(
+        plugin_name="text", content=TextPluginData(version=0).SerializeToString()))
+    tensor = TensorProto(dtype=DT_STRING, string_val=[text.encode("utf-8")],
+                         tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=1)]))
+    value = Summary.Value(tag=tag + suffix, metadata=metadata, tensor=tensor)
+    return Event(wall_time=wall_time, step=step, summary=Summary(value=[value]))
+
+
+def grpo_args(**changes: object) -> str:
+    """`GRPOConfig.to_json_string()`, abridged: what HF's TensorBoardCallback logs as `args` at train start."""
+    args = {"output_dir": "out", "max_steps": 500, "logging_steps": 10, "learning_rate": 1e-06, "beta": 0.04,
+            "num_generations": 8, "max_completion_length": 1024, "loss_type": "dapo", "num_train_epochs": 3.0,
+            "report_to": ["tensorboard"], "lr_scheduler_kwargs": {}}
+    return json.dumps({**args, **changes}, indent=2)
+
+
+MODEL_CONFIG = json.dumps({"_name_or_path": "Qwen/Qwen2.5-1.5B-Instruct", "vocab_size": 151936,
+                           "architectures": ["Qwen2ForCausalLM"]}, indent=2)
+
+
+@pytest.mark.parametrize("suffix", ["/text_summary", ""])
+def test_tensorboard_only_run_reads_its_facts_from_the_args_text_summary(tmp_path: Path, suffix: str) -> None:
+    logdir = tmp_path / "run" / "runs" / "Nov20_09-14-00_host"
+    events = [add_text("args", grpo_args(), 100.0, suffix=suffix),
+              add_text("model_config", MODEL_CONFIG, 100.0, suffix=suffix),
+              add_text("train/completions", "a string logged at step 10", 101.0, step=10, suffix=suffix)]
+    events += [scalar(tag, s, 0.1 * s, 100.0 + s) for s in range(10, 101, 10) for tag in ("train/reward", "train/kl")]
+    write_events(logdir, events)
+    run = load_run(tmp_path / "run")
+    facts = run.facts
+    assert (facts.beta, facts.num_generations, facts.max_completion_length) == (0.04, 8, 1024)
+    assert (facts.learning_rate, facts.planned_total_steps, facts.loss_type) == (1e-06, 500, "dapo")
+    assert (facts.model, facts.vocab_size) == ("Qwen/Qwen2.5-1.5B-Instruct", 151936)
+    name = next(logdir.glob("events.out.tfevents.*")).name
+    assert facts.provenance["beta"] == f"runs/Nov20_09-14-00_host/{name} (args): beta"
+    assert facts.provenance["vocab_size"].endswith("(model_config): vocab_size")
+    assert run.warnings == []
+    assert set(run.metrics["metric"].astype(str)) == {"reward_mean", "kl"}  # the text is no curve
+
+
+def test_a_resumed_run_takes_the_newest_args(tmp_path: Path) -> None:
+    first = write_events(tmp_path, [add_text("args", grpo_args(max_steps=300), 10.0), scalar("kl", 1, 0.1, 11.)], ".a")
+    second = write_events(tmp_path, [add_text("args", grpo_args(max_steps=600), 90.0), scalar("kl", 2, 0.1, 91.)], ".b")
+    data = read_event_files([first, second], tmp_path)
+    assert data.facts["planned_total_steps"] == (600, f"{tmp_path.name} (args): max_steps")
+
+
+def test_text_that_is_not_a_config_gives_no_facts(tmp_path: Path) -> None:
+    path = write_events(tmp_path, [add_text("args", "--beta 0.1 (not JSON)", 1.0),
+                                   add_text("notes", json.dumps({"beta": 0.3}), 1.0), scalar("train/kl", 1, 0.1, 2.0)])
+    assert READER.read(path).facts == {}
 
 
 @pytest.mark.parametrize("run", VERL_RUNS)

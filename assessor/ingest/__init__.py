@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,9 @@ from assessor.ingest.discover import Discovery, discover
 from assessor.ingest.facts import read_config_file
 from assessor.ingest.normalize import NormalizedSource, merge_pieces, normalize_source
 from assessor.run import NONFINITE_COLUMNS, Run, RunFacts, Sample, SourceInfo
+
+if TYPE_CHECKING:
+    from assessor.ingest.cache import IngestCache
 
 # name -> module holding `READER`; the order is the sniffing order for ordinary files.
 READERS: dict[str, str] = {
@@ -44,8 +47,13 @@ def get_reader(name: str) -> Reader:
     return reader
 
 
-def load_run(path: str | Path) -> Run:
+def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
     """Read everything we understand under `path` (a run directory or a single log file) into a `Run`.
+
+    Args:
+        path: the run directory or log file.
+        cache: kept between calls on a live run (`assessor watch`), it reads only what changed since the
+            last call (see `assessor.ingest.cache`).
 
     Raises:
         RunNotFoundError: the path does not exist.
@@ -57,12 +65,17 @@ def load_run(path: str | Path) -> Run:
     found = discover(root.resolve())
     warnings: list[str] = []
     ignored: list[str] = []
-    datas = _read_all(found, warnings, ignored)
+    if cache is not None:
+        cache.begin()
+    datas = _read_all(found, warnings, ignored, cache)
+    if cache is not None:
+        cache.end()
     # Readers name files by absolute path; in a report, paths relative to the run directory read better.
     warnings[:] = [w.replace(f"{found.root}/", "") for w in warnings]
     ignored[:] = [w.replace(f"{found.root}/", "") for w in ignored]
 
-    normalized = [normalize_source(data, found.rel(data.path)) for data in datas]
+    normalize = cache.normalized if cache is not None else normalize_source
+    normalized = [normalize(data, found.rel(data.path)) for data in datas]
     metrics, overlap_notes = merge_pieces(normalized)
     sources = [_source_info(n, data, found) for n, data in zip(normalized, datas, strict=True)]
     warnings.extend(overlap_notes)
@@ -91,23 +104,26 @@ def load_run(path: str | Path) -> Run:
     )
 
 
-def _read_all(found: Discovery, warnings: list[str], ignored: list[str]) -> list[SourceData]:
+def _read_all(
+    found: Discovery, warnings: list[str], ignored: list[str], cache: IngestCache | None = None
+) -> list[SourceData]:
     datas: list[SourceData] = []
 
     def attempt(reader_name: str, path: Path, quiet: bool = False) -> SourceData | None:
         try:
-            return get_reader(reader_name).read(path)
+            return _read(reader_name, path, cache)
         except UnreadableSourceError as error:
             (ignored if quiet else warnings).append(str(error))
             return None
 
-    for data in _trainer_states(found, warnings):
+    for data in _trainer_states(found, warnings, cache):
         datas.append(data)
     if found.event_files:
         from assessor.ingest.tensorboard import read_event_files
 
+        read_events = cache.read_event_files if cache is not None else read_event_files
         try:
-            datas.append(read_event_files(sorted(found.event_files), found.root))
+            datas.append(read_events(sorted(found.event_files), found.root))
         except UnreadableSourceError as error:
             warnings.append(str(error))
     for path in found.files:
@@ -122,19 +138,23 @@ def _read_all(found: Discovery, warnings: list[str], ignored: list[str]) -> list
     return datas
 
 
-def _trainer_states(found: Discovery, warnings: list[str]) -> Iterable[SourceData]:
+def _read(reader_name: str, path: Path, cache: IngestCache | None) -> SourceData:
+    reader = get_reader(reader_name)
+    return reader.read(path) if cache is None else cache.read(reader_name, path, reader.read)
+
+
+def _trainer_states(found: Discovery, warnings: list[str], cache: IngestCache | None) -> Iterable[SourceData]:
     """The top-level trainer state, and the newest readable checkpoint's (older ones are subsets)."""
-    reader = get_reader("trl_state")
     top = [p for step, p in found.trainer_states if step is None]
     in_checkpoints = sorted(((s, p) for s, p in found.trainer_states if s is not None), reverse=True)
     for path in top:
         try:
-            yield reader.read(path)
+            yield _read("trl_state", path, cache)
         except UnreadableSourceError as error:
             warnings.append(str(error))
     for _, path in in_checkpoints:
         try:
-            yield reader.read(path)
+            yield _read("trl_state", path, cache)
             return
         except UnreadableSourceError as error:
             warnings.append(f"{error} (trying the previous checkpoint)")

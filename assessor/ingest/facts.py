@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import pickle
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -127,11 +127,53 @@ def read_config_file(path: Path, rel: str) -> dict[str, Fact]:
             config = json.loads(path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, ValueError, yaml.YAMLError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError):
         return {}
+    return _facts_from_config(config, rel, model_config=path.name == "config.json")
+
+
+def _facts_from_config(config: object, origin: str, *, model_config: bool) -> dict[str, Fact]:
+    """Facts from a parsed config; a model's config (`config.json`) gives only its vocabulary and name."""
     if not isinstance(config, Mapping):
-        return {}  # type: ignore[unreachable]  # yaml and json can give lists or scalars
-    facts = facts_from_flat_config(flatten(config), rel)
-    if path.name == "config.json":  # a model config: only the vocabulary size is ours to take
+        return {}  # yaml and json can give lists or scalars
+    facts = facts_from_flat_config(flatten(config), origin)
+    if model_config:
         facts = {k: v for k, v in facts.items() if k in ("vocab_size", "model")}
+    return facts
+
+
+# HF's TensorBoardCallback writes the TrainingArguments (a TRL trainer's config: beta, num_generations, ...) and
+# the model's config as JSON text summaries when training starts. torch's and tensorboardX's `add_text` name
+# the tag `<tag>/text_summary`; TensorFlow's `tf.summary.text` keeps `<tag>`.
+TEXT_CONFIG_TAGS: dict[str, str] = {
+    "args": "args", "args/text_summary": "args",
+    "model_config": "model_config", "model_config/text_summary": "model_config",
+}
+
+
+def facts_from_text_summaries(texts: Iterable[Mapping[str, bytes]], label: str) -> dict[str, Fact]:
+    """Facts from the config text summaries of a run's event files (`TEXT_CONFIG_TAGS`).
+
+    Args:
+        texts: per event file, in the order the files were written, the raw text of each config tag; a
+            resumed run writes its arguments again, and the newest copy wins.
+        label: the event file (or folder) named in each fact's provenance, e.g. `runs/x/events... (args)`.
+
+    Returns:
+        Facts as read from a `training_args.json`; the training arguments win over the model config.
+    """
+    newest: dict[str, bytes] = {}
+    for file_texts in texts:
+        for tag, raw in file_texts.items():
+            if tag in TEXT_CONFIG_TAGS:
+                newest[TEXT_CONFIG_TAGS[tag]] = raw
+    facts: dict[str, Fact] = {}
+    for name in ("model_config", "args"):
+        if name not in newest:
+            continue
+        try:
+            config = json.loads(newest[name].decode("utf-8", errors="replace"))
+        except ValueError:
+            continue  # a text summary that is not JSON (a note someone logged under that tag)
+        facts.update(_facts_from_config(config, f"{label} ({name})", model_config=name == "model_config"))
     return facts
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -42,36 +43,62 @@ class JsonlReader:
 
     def read(self, path: Path) -> SourceData:
         """Read the file line by line; a half-written last line is skipped with a warning."""
-        builder = RecordBuilder()
-        warnings: list[str] = []
-        bad_lines: list[int] = []
-        last_line = 0
-        rows = 0
         try:
             handle = path.open(encoding="utf-8", errors="replace")
         except OSError as error:
             raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
         with handle:
-            for number, line in enumerate(handle, start=1):
-                last_line = number
-                text = line.strip()
-                if not text:
-                    continue
-                try:
-                    record = json.loads(text)
-                except json.JSONDecodeError:
-                    bad_lines.append(number)
-                    continue
-                if not isinstance(record, dict):
-                    continue
-                if rows == 0 and _is_sample(record):
-                    return _read_samples(path, handle, record)
-                step, metrics = _split_record(record)
-                if step is None:
-                    step = rows + 1
-                builder.add_row(step, metrics, skip=_STEP_KEYS)
-                rows += 1
-        if bad_lines and bad_lines[-1] == last_line:
+            parse = JsonlParse(path)
+            if parse.feed(handle) and parse.first_sample is not None:
+                return _read_samples(path, handle, parse.first_sample)
+        return parse.result()
+
+
+class JsonlParse:
+    """The state of reading one JSONL file, fed line by line.
+
+    `result` may be called after any `feed` and more lines fed afterwards: `assessor.ingest.cache` keeps one
+    per file and feeds it only the lines appended since the last check.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.builder = RecordBuilder()
+        self.bad_lines: list[int] = []
+        self.last_line = 0
+        self.rows = 0
+        self.first_sample: dict[str, Any] | None = None
+
+    def feed(self, lines: Iterable[str]) -> bool:
+        """Parse more lines; True when the file turned out to be a rollout dump (`first_sample` holds its start)."""
+        for line in lines:
+            self.last_line += 1
+            text = line.strip()
+            if not text:
+                continue
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError:
+                self.bad_lines.append(self.last_line)
+                continue
+            if not isinstance(record, dict):
+                continue
+            if self.rows == 0 and _is_sample(record):
+                self.first_sample = record
+                return True
+            step, metrics = _split_record(record)
+            if step is None:
+                step = self.rows + 1
+            self.builder.add_row(step, metrics, skip=_STEP_KEYS)
+            self.rows += 1
+        return False
+
+    def result(self) -> SourceData:
+        """The file as read so far; raises `UnreadableSourceError` when no metric record was found."""
+        path = self.path
+        warnings: list[str] = []
+        bad_lines = list(self.bad_lines)
+        if bad_lines and bad_lines[-1] == self.last_line:
             warnings.append(
                 f"{path.name}: last line is incomplete (the run may still be writing); ignored it"
             )
@@ -80,11 +107,12 @@ class JsonlReader:
             warnings.append(
                 f"{path.name}: {len(bad_lines)} lines are not JSON and were skipped (first: line {bad_lines[0]})"
             )
-        if rows == 0:
+        if self.rows == 0:
             raise UnreadableSourceError(
                 f"{path}: no JSON metric records found; expected one object per line such as "
                 '{"step": 1, "reward": 0.5}'
             )
+        builder = self.builder
         if builder.non_numeric:
             warnings.append(f"{path.name}: non-numeric values ignored for {sorted(builder.non_numeric)[:8]}")
         facts: dict[str, tuple[Any, str]] = {}

@@ -2,7 +2,9 @@
 
 Done once for every format, so each reader stays a plain parser:
 1. map raw keys to canonical names and splits (`aliases.resolve`), with unit fixes;
-2. drop rows a resumed run logged again (keep the newest segment) and exact repeats of a step;
+2. drop rows a resumed run logged again (keep the newest segment) and repeats of a step (keep the last; only
+   repeats with a different value are reported: HF writes `epoch` in both the train and the eval row of a
+   step, which loses nothing);
 3. move NaN/inf/null values out of the table into a count (`Run.nonfinite`);
 4. settle collisions (two keys of one file meaning the same thing) and, across files, pick for each
    metric the source that covers it furthest.
@@ -128,8 +130,8 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
                 order = np.argsort(steps, kind="stable")
                 steps, values, times = steps[order], values[order], times[order]
             last_of_run = np.concatenate((steps[1:] != steps[:-1], [True]))
-            repeated_total += int((~last_of_run).sum())
             if not last_of_run.all():
+                repeated_total += _conflicting_repeats(values, last_of_run)
                 steps, values, times = steps[last_of_run], values[last_of_run], times[last_of_run]
 
         finite = np.isfinite(values)
@@ -172,6 +174,23 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
         out.warnings.append(f"{rel_path}: {repeated_total} values logged twice for the same step; kept the last")
     out.unknown_keys = sorted(set(unknown))
     return out
+
+
+def _conflicting_repeats(values: np.ndarray, last_of_run: np.ndarray) -> int:
+    """How many of the dropped repeats of a step differ from the value kept for it (NaN equals NaN).
+
+    Steps are sorted and `last_of_run` marks the kept (last) row of each step. An identical repeat loses
+    nothing: HF writes the same `epoch` (`train/epoch` in TensorBoard) in a step's train and eval rows.
+
+    >>> _conflicting_repeats(np.array([1.0, 1.0, 2.0, 3.0, 4.0]), np.array([False, True, False, True, True]))
+    1
+    """
+    kept = np.flatnonzero(last_of_run)
+    dropped = np.flatnonzero(~last_of_run)
+    replaced_by = values[kept[np.searchsorted(kept, dropped)]]  # the kept row closes each run of a step
+    old = values[dropped]
+    same = (old == replaced_by) | (np.isnan(old) & np.isnan(replaced_by))
+    return int((~same).sum())
 
 
 def merge_pieces(sources: list[NormalizedSource]) -> tuple[pd.DataFrame, list[str]]:

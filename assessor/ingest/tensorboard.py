@@ -25,6 +25,7 @@ from tensorboard.compat.proto.event_pb2 import Event
 
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData
+from assessor.ingest.facts import TEXT_CONFIG_TAGS, facts_from_text_summaries
 
 FORMAT = "tensorboard"
 
@@ -63,6 +64,9 @@ class _Scan:
     warning: str | None = None
     skipped_tensors: int = 0
     error: str | None = None  # the file could not be read at all
+    pos: int = 0  # bytes read as complete records (where a tail read resumes)
+    partial: bool = False  # the bytes after `pos` are an incomplete record (still being written)
+    texts: dict[str, bytes] = field(default_factory=dict)  # config text summaries by tag (HF's TrainingArguments)
 
 
 class TensorBoardReader:
@@ -111,14 +115,21 @@ def read_event_files(paths: list[Path], rel_root: Path) -> SourceData:
     if not paths:
         raise UnreadableSourceError(f"{rel_root}: no event files given; point assessor at a run folder")
     ordered = sorted(paths, key=_file_order)
+    plugins: dict[str, str] = {}  # shared: a resumed writer may not repeat a tag's metadata
+    scans = [_scan_file(path, _display_name(path, rel_root), plugins) for path in ordered]
+    return source_from_scans(ordered, scans, rel_root)
+
+
+def source_from_scans(ordered: list[Path], scans: list[_Scan], rel_root: Path, keep: bool = False) -> SourceData:
+    """One `SourceData` from the scans of a run's event files (in `_file_order`).
+
+    `keep` leaves the scans' points in place (for `assessor.ingest.cache`, which appends to them later);
+    otherwise each tag's points are released as soon as they are merged.
+    """
     warnings: list[str] = []
     notes: list[str] = []
-    plugins: dict[str, str] = {}  # shared: a resumed writer may not repeat a tag's metadata
-    scans: list[_Scan] = []
     skipped = 0
-    for path in ordered:
-        scan = _scan_file(path, _display_name(path, rel_root), plugins)
-        scans.append(scan)
+    for scan in scans:
         skipped += scan.skipped_tensors
         if scan.warning:
             warnings.append(scan.warning)
@@ -144,7 +155,7 @@ def read_event_files(paths: list[Path], rel_root: Path) -> SourceData:
 
     builder = RecordBuilder()
     for tag in tags:
-        parts = [scan.series.pop(tag) for scan in scans if tag in scan.series]
+        parts = [scan.series[tag] if keep else scan.series.pop(tag) for scan in scans if tag in scan.series]
         steps, values, times = _merge(parts)
         builder.add_column(tag, steps, values, split=None, wall_time=times)
 
@@ -158,7 +169,7 @@ def read_event_files(paths: list[Path], rel_root: Path) -> SourceData:
         path=source_path,
         format=FORMAT,
         frame=builder.build(),
-        facts=_facts(tags, label),
+        facts=_facts(tags, label) | facts_from_text_summaries([scan.texts for scan in scans], label),
         warnings=warnings,
         notes=notes,
     )
@@ -171,15 +182,37 @@ def _scan_file(path: Path, name: str, plugins: dict[str, str]) -> _Scan:
     except OSError as err:
         error = f"{name}: cannot be read ({err.strerror}); check the file's permissions"
         return _Scan(series={}, events=0, size=0, error=error)
-    size = len(buf)
-    series: dict[str, _Series] = {}
+    scan = _Scan(series={}, events=0, size=len(buf))
+    scan_records(buf, 0, name, plugins, scan)
+    if scan.partial:
+        scan.warning = _incomplete(name, scan.events)
+    return scan
+
+
+def new_scan() -> _Scan:
+    """An empty scan, to be filled by `scan_records` (tail reading in `assessor.ingest.cache`)."""
+    return _Scan(series={}, events=0, size=0)
+
+
+def scan_records(buf: bytes, offset: int, name: str, plugins: dict[str, str], scan: _Scan) -> int:
+    """Add the scalar points of the complete records in `buf` to `scan`; returns the bytes consumed.
+
+    `offset` is where `buf` starts in the file (it only shows in `scan.pos`). The scan stops at an
+    incomplete last record (`scan.partial`, no warning: the caller decides whether the run is still
+    writing) or at a corrupt record (`scan.warning`).
+    """
+    series = scan.series
     # Bound append methods per tag: the hot loop then costs one dict lookup and three calls a point.
-    appenders: dict[str, tuple[Callable[[int], None], Callable[[float], None], Callable[[float], None]]] = {}
+    appenders: dict[str, tuple[Callable[[int], None], Callable[[float], None], Callable[[float], None]]] = {
+        tag: (points.steps.append, points.values.append, points.times.append) for tag, points in series.items()
+    }
     unpack_length = _LENGTH.unpack_from
     parse = Event.FromString
     skipped = 0
-    events = 0
+    events = scan.events
+    size = len(buf)
     pos = 0
+    partial = False
     warning: str | None = None
 
     def column(tag: str) -> tuple[Callable[[int], None], Callable[[float], None], Callable[[float], None]]:
@@ -192,15 +225,15 @@ def _scan_file(path: Path, name: str, plugins: dict[str, str]) -> _Scan:
         # part of every pure-Python reader, and a corrupt record fails protobuf parsing anyway.
         start = pos + _HEADER_SIZE
         if start > size:
-            warning = _incomplete(name, events)
+            partial = True
             break
         (length,) = unpack_length(buf, pos)
         end = start + length
         if end + _FOOTER_SIZE > size:
-            warning = (
-                _incomplete(name, events) if _header_ok(buf, pos)
-                else f"{name}: record {events + 1} has a corrupt length field; read {events} events before it"
-            )
+            if _header_ok(buf, pos):
+                partial = True
+            else:
+                warning = f"{name}: record {events + 1} has a corrupt length field; read {events} events before it"
             break
         try:
             event = parse(buf[start:end])
@@ -238,6 +271,8 @@ def _scan_file(path: Path, name: str, plugins: dict[str, str]) -> _Scan:
                 if value.HasField("metadata") and value.metadata.plugin_data.plugin_name:
                     plugins[tag] = value.metadata.plugin_data.plugin_name
                 if plugins.get(tag) != _SCALARS_PLUGIN:
+                    if tag in TEXT_CONFIG_TAGS and plugins.get(tag) == "text":  # run facts, not a curve
+                        scan.texts[tag] = b"".join(value.tensor.string_val[:1])
                     continue
                 tensor_number = _tensor_scalar(value.tensor)
                 if tensor_number is None:
@@ -250,7 +285,13 @@ def _scan_file(path: Path, name: str, plugins: dict[str, str]) -> _Scan:
             add_step(step)
             add_value(number)
             add_time(wall_time)
-    return _Scan(series=series, events=events, size=size, warning=warning, skipped_tensors=skipped)
+    scan.events = events
+    scan.skipped_tensors += skipped
+    scan.partial = partial
+    scan.warning = warning
+    scan.pos = offset + pos
+    scan.size = max(scan.size, offset + size)
+    return pos
 
 
 def _tensor_scalar(tensor: Any) -> float | None:

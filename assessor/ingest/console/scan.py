@@ -19,7 +19,7 @@ from assessor.ingest.console import dialects
 from assessor.ingest.console.bars import Bars
 from assessor.ingest.console.dialects import Record
 from assessor.ingest.console.head import HeadFacts
-from assessor.ingest.console.trl import TrlDict, looks_metric, trl_dict
+from assessor.ingest.console.trl import TrlDict, looks_metric, resume_step, trl_dict
 
 # --- segment clean-up
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
@@ -73,6 +73,7 @@ class Scan:
         self.openrlhf_step: int | None = None
         self.recent_eval_banner = 0  # > 0 right after an "Evaluation completed" message
         self.pending: _Pending | None = None
+        self.resumed_from: int | None = None  # step of a trainer resume message not yet followed by a dict
         self.malformed = 0
         self.last = LastSegment()
         self.head = HeadFacts(name)
@@ -110,6 +111,10 @@ class Scan:
         if self.in_head:
             self.in_head = self.segments < _HEAD_SEGMENTS
             self.head.read(rest)
+        if "global step" in rest:  # cheap test before the regex
+            resumed = resume_step(rest)
+            if resumed is not None:
+                self.resumed_from = resumed
 
         produced = self._dialect_lines(rest)
         if self.pending is not None:
@@ -215,6 +220,7 @@ class Scan:
             return
         record = trl_dict(parsed, tick)
         if record is not None:
+            record.resumed_from, self.resumed_from = self.resumed_from, None
             self._add(self.trl, record, "console_trl")
         elif self.records == 0:
             self.head.read_config(parsed)

@@ -3,11 +3,17 @@
 `{'loss': 0.0126, 'grad_norm': ...}` (values may be strings) carries no step, so each dict's step is
 inferred from the trainer's tqdm bar (`assign_trl_steps`), else spaced evenly; the final summary dict
 (`train_runtime`, ...) becomes facts.
+
+A run resumed from a checkpoint and logging to the same file starts a fresh bar: HF draws it at 0 and
+jumps to the checkpoint's step at the first optimizer step, so the bar's position stays the global step
+and the steps simply go back once, at the restart. Without a bar, the restart is found from the trainer's
+resume message (`RESUME_LINE`) or from `epoch` going back, and the resumed dicts continue from there.
+Either way the overlap is logged twice, and the normalizer keeps the newest record of each step.
 """
 
 from __future__ import annotations
 
-import itertools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +38,12 @@ _METRIC_HINTS = ("loss", "reward", "learning_rate", "grad_norm", "train_runtime"
 _STEP_KEYS = ("step", "global_step")
 _SUMMARY_KEY = "train_runtime"
 
+# What the HF Trainer logs (at INFO) when it resumes: transformers 4.x prints "Continuing training from
+# global step N", 5.x "Resuming training from checkpoint with epoch E and global step N".
+RESUME_LINE = re.compile(
+    r"(?:Continuing training from|Resuming training from checkpoint with epoch \d+ and) global step (?P<n>\d+)"
+)
+
 
 @dataclass
 class TrlDict:
@@ -41,6 +53,17 @@ class TrlDict:
     values: dict[str, Any]
     explicit_step: int | None
     tick: int  # bar updates seen before the dict appeared
+    resumed_from: int | None = None  # a resume message ("... global step N") came between this dict and the last
+
+
+def resume_step(text: str) -> int | None:
+    """The global step of an HF Trainer resume message, None for any other line.
+
+    >>> resume_step("  Continuing training from global step 100"), resume_step("global step 3 done")
+    (100, None)
+    """
+    match = RESUME_LINE.search(text)
+    return int(match["n"]) if match else None
 
 
 # ---------------------------------------------------------------------- recognising the dicts
@@ -118,17 +141,20 @@ def assign_trl_steps(dicts: list[TrlDict], bars: Bars, head: HeadFacts) -> tuple
     position, so every log leaves a repeated position ("log event") on the trainer bar. stdout is often
     block-buffered while the bar goes to stderr, so dicts can appear long after their step (all of them
     after training, in some logs). Each dict therefore takes the earliest unused log event that happened
-    before it appeared; with no such event, the bar's last position before it. Without a usable bar, the
-    steps are spaced evenly (logging_steps, or max_steps / number of dicts).
+    before it appeared, on the same launch of the bar; with no such event, the bar's last position before
+    it. The steps must rise from dict to dict, except where the bar restarted (a resumed run). Without a
+    usable bar, the steps are spaced evenly (logging_steps, or max_steps / number of dicts).
     """
     total = _trainer_total(dicts, bars)
     if total is not None:
-        steps = _steps_from_bar(dicts, bars.tracks[total])
-        train = [
-            s for s, d in zip(steps, dicts, strict=True) if d.kind == "train" and d.explicit_step is None
-        ]
-        if steps and all(b > a for a, b in itertools.pairwise(train)):
+        track = bars.tracks[total]
+        restarts = _restart_ticks(track)
+        steps = _steps_from_bar(dicts, track, restarts)
+        if steps and _rising_between_restarts(dicts, steps, restarts):
             note = f"steps read from the trainer progress bar (n/{total}) at each logged dict"
+            if len(restarts):
+                note += (f"; the bar restarted {len(restarts)} time(s) (a resumed run), so steps logged before "
+                         "a restart may be logged again after it")
             return steps, note, total
     return (*_steps_without_bar(dicts, bars, head, total), total)
 
@@ -161,16 +187,47 @@ def _count_events(track: BarTrack) -> int:
     return sum(1 for i in range(1, len(pos)) if pos[i] == pos[i - 1])
 
 
-def _steps_from_bar(dicts: list[TrlDict], track: BarTrack) -> list[int]:
+def _restart_ticks(track: BarTrack) -> np.ndarray:
+    """Bar-update counters at which the bar's position went down: a new launch of the same bar."""
+    pos = np.frombuffer(track.pos, dtype=np.int64) if len(track.pos) else np.empty(0, dtype=np.int64)
+    tick = np.frombuffer(track.tick, dtype=np.int64) if len(track.tick) else np.empty(0, dtype=np.int64)
+    return tick[1:][pos[1:] < pos[:-1]]
+
+
+def _launch(restarts: np.ndarray, tick: int) -> int:
+    """Which launch of the bar a dict that appeared after `tick` bar updates belongs to (0 = the first)."""
+    return int(np.searchsorted(restarts, tick, side="left"))
+
+
+def _rising_between_restarts(dicts: list[TrlDict], steps: list[int], restarts: np.ndarray) -> bool:
+    """Whether the train dicts' steps rise strictly within each launch of the bar (a wrong bar rarely does)."""
+    last: tuple[int, int] | None = None  # (launch, step) of the previous train dict
+    for record, step in zip(dicts, steps, strict=True):
+        if record.kind != "train" or record.explicit_step is not None:
+            continue
+        launch = _launch(restarts, record.tick)
+        if last is not None and launch == last[0] and step <= last[1]:
+            return False
+        last = (launch, step)
+    return True
+
+
+def _steps_from_bar(dicts: list[TrlDict], track: BarTrack, restarts: np.ndarray) -> list[int]:
     pos = np.frombuffer(track.pos, dtype=np.int64) if len(track.pos) else np.empty(0, dtype=np.int64)
     tick = np.frombuffer(track.tick, dtype=np.int64) if len(track.tick) else np.empty(0, dtype=np.int64)
     repeat = np.flatnonzero(pos[1:] == pos[:-1])
     event_tick = tick[repeat]  # the event happened right after this update (clear, write, redraw)
     event_pos = pos[repeat]
+    event_launch = np.searchsorted(restarts, event_tick, side="right")
     steps: list[int] = []
     cursor = 0
     previous = 0
     for record in dicts:
+        # A dict printed after a restart belongs to the new launch: log events of an earlier launch whose
+        # dicts never reached the file (a crash loses buffered stdout) must not shift the new launch's dicts.
+        launch = _launch(restarts, record.tick)
+        while cursor < len(event_tick) and event_launch[cursor] < launch:
+            cursor += 1
         if cursor < len(event_tick) and event_tick[cursor] < record.tick:
             step = int(event_pos[cursor])
             cursor += 1
@@ -187,7 +244,11 @@ def _steps_from_bar(dicts: list[TrlDict], track: BarTrack) -> list[int]:
 def _steps_without_bar(
     dicts: list[TrlDict], bars: Bars, head: HeadFacts, bar_total: int | None,
 ) -> tuple[list[int], str]:
-    """Evenly spaced steps for the train dicts; eval dicts take the step of the train dict before them."""
+    """Evenly spaced steps for the train dicts; eval dicts take the step of the train dict before them.
+
+    A resume restarts the spacing: from the step in the trainer's resume message, or else, when `epoch`
+    goes back, from the step that epoch stood for before (steps per epoch measured on the earlier dicts).
+    """
     n_train = sum(d.kind == "train" and d.explicit_step is None for d in dicts)
     logging_steps = as_int(head.text_flat.get("logging_steps", head.command_flat.get("logging_steps")))
     max_steps = bar_total or head.hf_banner_total or as_int(head.text_flat.get("max_steps")) or as_int(
@@ -200,17 +261,39 @@ def _steps_without_bar(
     else:
         interval, why = 1, "one dict per step assumed"
     steps: list[int] = []
-    index = 0
     current = 0
+    last_train = 0
+    top = interval
+    resumed_from: int | None = None  # from a resume message, waiting for the next train dict
+    last_epoch: float | None = None
+    steps_per_epoch: float | None = None
+    resumes: list[str] = []
     for record in dicts:
+        if record.resumed_from is not None:
+            resumed_from = record.resumed_from
+        epoch = parse_number(record.values.get("epoch")) if record.kind == "train" else None
         if record.explicit_step is not None:
             current = record.explicit_step
         elif record.kind == "train":
-            index += 1
-            current = index * interval
+            current = last_train + interval
+            if resumed_from is not None:
+                # HF logs when global_step % logging_steps == 0: the first log after step N is the next multiple.
+                current = (resumed_from // interval + 1) * interval
+                resumes.append(f"global step {resumed_from} (resume message)")
+                resumed_from = None
+            elif epoch is not None and last_epoch is not None and epoch < last_epoch and steps_per_epoch:
+                current = max(interval, round(epoch * steps_per_epoch / interval) * interval)
+                resumes.append(f"about step {current} (epoch went back to {epoch:g})")
+            last_train = current
+            top = max(top, current)
+            if epoch is not None and epoch > 0:
+                last_epoch = epoch
+                steps_per_epoch = current / epoch
         steps.append(current)
-    note = f"{lead}; steps inferred as {interval}..{max(index, 1) * interval}"
+    note = f"{lead}; steps inferred as {interval}..{top}"
     if interval > 1:
         note += f" (every {interval})"
     note += f" from {n_train} logged dicts and {why}"
+    if resumes:
+        note += f"; the run was resumed at {', '.join(resumes)}, and the spacing starts again there"
     return steps, note
