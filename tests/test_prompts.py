@@ -75,7 +75,7 @@ def split_on_fence(user: str, token: str) -> tuple[str, str, str]:
 
 
 def test_every_template_renders_with_its_fixture_context():
-    templates = sorted(p.name for p in prompts.PROMPTS_DIR.glob("*.j2"))
+    templates = sorted(p.name for p in prompts.PROMPTS_DIR.iterdir() if p.name.endswith(".j2"))
     assert templates == sorted(CONTEXTS), "every template needs a fixture context here"
     for name, context in CONTEXTS.items():
         text = prompts.render(name, context)

@@ -1,7 +1,10 @@
 """The LLM judge's prompt: the skill guide, the algorithm cards, a compact diagnostics summary, and run data.
 
 Templates live in the repository's top-level `prompts/` (jinja2, rendered here with `StrictUndefined`, so a
-missing variable is an error); the practitioner's guide and the algorithm cards live in `skills/`.
+missing variable is an error); the practitioner's guide and the algorithm cards live in `skills/`. Both folders
+ship inside the package as `assessor._prompts` and `assessor._skills` (see `package-dir` in pyproject.toml),
+and are always read through `importlib.resources`, so an installed wheel and an editable checkout load the same
+files the same way.
 
 Two rules shape the user message:
 
@@ -27,9 +30,11 @@ import hmac
 import math
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +47,23 @@ from assessor.judge.base import JudgeRequest
 from assessor.judge.models import Verdict
 from assessor.run import Checkpoint, RunFacts
 
-_REPO = Path(__file__).resolve().parents[2]
-PROMPTS_DIR = _REPO / "prompts"
-SKILLS_DIR = _REPO / "skills"
+PROMPTS_PACKAGE = "assessor._prompts"  # the repository's prompts/ folder, as package data
+SKILLS_PACKAGE = "assessor._skills"  # the repository's skills/ folder, as package data
+
+
+def _package_files(package: str) -> Traversable:
+    """The files of a data package; a path that does not exist (and names the package) if it is not installed.
+
+    Resolved once at import, but a missing package must not break the import: the rules judge needs no prompt.
+    """
+    try:
+        return resources.files(package)
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[1] / package.rpartition(".")[2]
+
+
+PROMPTS_DIR: Traversable = _package_files(PROMPTS_PACKAGE)
+SKILLS_DIR: Traversable = _package_files(SKILLS_PACKAGE)
 
 SYSTEM_TEMPLATE = "system.j2"
 USER_TEMPLATE = "user.j2"
@@ -124,26 +143,33 @@ class Prompt:
 # --- files
 
 
-def _require_dir(path: Path, what: str) -> Path:
+def _require_dir(path: Traversable, what: str) -> Traversable:
     if not path.is_dir():
         raise JudgeError(
-            f"{what} directory not found at {str(path)!r}; LLM judges read it from the repository checkout "
-            f"(install with `pip install -e .` from the repository root), or use --judge rules")
+            f"{what} directory not found at {str(path)!r}; it ships inside the assessor package (reinstall with "
+            f"`pip install .`, or `pip install -e .` from the repository root), or use --judge rules")
     return path
 
 
-def _read(path: Path) -> str:
+def _read(path: Traversable) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise JudgeError(f"cannot read {str(path)!r} ({exc.strerror or exc}); restore it from the repository") from exc
 
 
+def _template_source(name: str) -> str | None:
+    """A template's text from `PROMPTS_DIR` (None when missing): works on any `Traversable`, not only a folder."""
+    path = PROMPTS_DIR / name
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     """The one jinja2 environment: StrictUndefined, no autoescaping, templates from `PROMPTS_DIR`."""
+    _require_dir(PROMPTS_DIR, "prompts")
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(_require_dir(PROMPTS_DIR, "prompts")),
+        loader=jinja2.FunctionLoader(_template_source),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
@@ -203,12 +229,26 @@ def cards_for(algorithm: str | None) -> list[tuple[str, str]]:
     return [(name, _read(cards_dir / CARD_FILES[name])) for name in names]
 
 
+def _files(root: Traversable, suffix: str, prefix: str) -> Iterator[tuple[str, Traversable]]:
+    """Every file under `root` whose name ends in `suffix`, as (`prefix` + relative path, file)."""
+    for child in root.iterdir():
+        if child.is_dir():
+            yield from _files(child, suffix, f"{prefix}{child.name}/")
+        elif child.name.endswith(suffix):
+            yield f"{prefix}{child.name}", child
+
+
 def prompt_fingerprint() -> str:
-    """A short hash of every template, the guide and the cards: which prompt produced a verdict."""
+    """A short hash of every template, the guide and the cards: which prompt produced a verdict.
+
+    Files are named as in the repository (`prompts/system.j2`, `skills/cards/grpo.md`), whatever the install,
+    so a wheel and a checkout of the same prompt give the same fingerprint.
+    """
     digest = hashlib.sha256()
-    for directory, pattern in ((PROMPTS_DIR, "*.j2"), (SKILLS_DIR, "**/*.md")):
-        for path in sorted(_require_dir(directory, directory.name).glob(pattern)):
-            digest.update(path.relative_to(_REPO).as_posix().encode())
+    for directory, folder, suffix in ((PROMPTS_DIR, "prompts", ".j2"), (SKILLS_DIR, "skills", ".md")):
+        found = _files(_require_dir(directory, folder), suffix, f"{folder}/")
+        for name, path in sorted(found, key=lambda item: item[0].split("/")):
+            digest.update(name.encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
