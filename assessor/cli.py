@@ -158,6 +158,83 @@ def eval_(ctx: click.Context, source: Path, judge_specs: tuple[str, ...], baseli
         ctx.exit(0 if report.floor.passed else 1)
 
 
+@cli.group()
+def slack() -> None:
+    """Post verdicts to Slack, or run the Slack bot (needs SLACK_BOT_TOKEN; pip install "assessor[slack]")."""
+
+
+@slack.command("post")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--channel", required=True, metavar="CHANNEL_ID", help="The channel ID (C…) the bot is a member of.")
+@click.option("--judge", "judge_spec", default="auto", show_default=True, metavar="auto|rules|anthropic[:MODEL]|"
+              "openai[:MODEL]|fake", help="Who decides, as for `assessor assess`.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Also write report.html, report.md, verdict.json and the plots here.")
+@click.option("--report-url", help="Where readers find the full report (shown under the verdict).")
+@click.option("--no-images", is_flag=True, help="Do not send the dashboard image to an LLM judge.")
+@click.pass_context
+def slack_post(ctx: click.Context, run_dir: Path, channel: str, judge_spec: str, out_dir: Path | None,
+               report_url: str | None, no_images: bool) -> None:
+    """Assess RUN_DIR and post the verdict with its dashboard to a Slack channel. Exit codes as for `assess`."""
+    from assessor.integrations.slack import post_run
+
+    assessment, posted = post_run(run_dir, channel, judge=judge_spec, out_dir=out_dir, report_url=report_url,
+                                  images=not no_images)
+    click.echo(f"posted {assessment.verdict.decision} for {assessment.run} to {posted.channel} (ts {posted.ts}"
+               f"{', with the dashboard' if posted.file_id else ''})")
+    ctx.exit(assessment.exit_code)
+
+
+@slack.command("bot")
+@click.option("--root", "roots", multiple=True, required=True, type=click.Path(path_type=Path, file_okay=False),
+              help="A folder of runs; runs are named relative to it. Repeatable.")
+@click.option("--judge", "judge_spec", default="auto", show_default=True, metavar="auto|rules|anthropic[:MODEL]|"
+              "openai[:MODEL]|fake", help="Who decides, as for `assessor assess`.")
+def slack_bot(roots: tuple[Path, ...], judge_spec: str) -> None:
+    """Answer `assess <run>`, `status`, `watch <run> every 2h`, `unwatch <run>` in Slack (Socket Mode).
+
+    Needs SLACK_BOT_TOKEN (xoxb-…) and SLACK_APP_TOKEN (xapp-…).
+    """
+    from assessor.integrations.slack_bot import serve
+
+    serve(list(roots), judge=judge_spec, on_ready=lambda line: click.echo(line, err=True))
+
+
+@cli.command()
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--every", default="15m", show_default=True, metavar="DURATION",
+              help="Time between checks: 90s, 15m, 2h, 1d.")
+@click.option("--notify", "notify", multiple=True, metavar="stdout|slack:CHANNEL|webhook:URL",
+              help="Where events go; repeatable [default: stdout].")
+@click.option("--judge", "judge_spec", default="rules", show_default=True, help="The judge used at every check.")
+@click.option("--llm-judge", metavar="anthropic:MODEL|openai:MODEL",
+              help="Called only when the diagnostics changed materially since its last verdict.")
+@click.option("--heartbeat", metavar="DURATION", help="Send the current verdict after this long without an event.")
+@click.option("--state", "state_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="The state file [default: $XDG_STATE_HOME/assessor/watch/<run hash>.json].")
+@click.option("--once", is_flag=True, help="One check, then exit with the assess exit code (for cron, timers).")
+@click.option("--idle-timeout", default="6h", show_default=True, metavar="DURATION",
+              help="End the watch after this long without a new step.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Write the reports and plots of each check here.")
+@click.pass_context
+def watch(ctx: click.Context, run_dir: Path, every: str, notify: tuple[str, ...], judge_spec: str,
+          llm_judge: str | None, heartbeat: str | None, state_path: Path | None, once: bool, idle_timeout: str,
+          out_dir: Path | None) -> None:
+    """Check RUN_DIR every so often; notify when the verdict changes; end when the run ends."""
+    from assessor.integrations.watch import make_watcher
+
+    watcher = make_watcher(run_dir, every=every, notify=notify or ("stdout",), judge=judge_spec,
+                           llm_judge=llm_judge, heartbeat=heartbeat, state_path=state_path,
+                           idle_timeout=idle_timeout, out_dir=out_dir)
+    if once:
+        outcome = watcher.check()
+        for reason in outcome.reasons:
+            click.echo(f"watch: {reason}", err=True)
+    summary = watcher.summary() if once else watcher.run()
+    click.echo(f"watch: {summary.line()}", err=True)
+    ctx.exit(summary.last.exit_code if once and summary.last else 0)
+
 def _auto_judge_reason() -> str:
     from assessor.judge import KEY_VARIABLES
 

@@ -1,0 +1,485 @@
+"""`assessor watch`: check a live run on a schedule and say so when the verdict changes.
+
+Each check reads only what the run wrote since the last one (`assessor.ingest.cache`), assesses it, and
+notifies when the decision differs from the one last notified: `first`, `changed`, or `escalated` when
+the new decision is more severe (continue < stop < rollback: a rollback says the run is getting worse
+right now and every further step moves it further from its best checkpoint; a stop says further steps
+are wasted; the order matches the exit codes 0 < 10 < 11). With a heartbeat, a quiet run still gets an
+event every so often; when the run ends, an `ended` event carries the final verdict.
+
+**State.** A JSON file (by default `$XDG_STATE_HOME/assessor/watch/<hash of the run path>.json`, never
+inside the run directory, which may be read-only) keeps the last step, decision and digest, the last LLM
+verdict, and counters. It is replaced atomically after every check, so a restarted watch, or one
+started by cron with `--once` every 15 minutes, neither re-sends an event nor forgets one.
+
+**LLM calls.** With `llm_judge` set, the cheap `judge` (rules by default) runs at every check and the LLM
+only when the diagnostics changed materially since its last verdict (`material_digest`); in between its
+last verdict is reused and counted in `llm_calls_saved`.
+
+**Robustness.** A run that cannot be read right now (a file mid-rewrite, no metrics yet) gives an outcome
+that says so and no event; the next check tries again. A notifier that fails is logged to stderr and the
+decision is offered again at the next check; it never ends the watch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from assessor.assessment import Assessment
+from assessor.diagnose.models import Diagnostics
+from assessor.errors import AssessorError, ConfigError
+from assessor.ingest import load_run
+from assessor.ingest.cache import IngestCache
+from assessor.integrations.notify import EventKind, Notifier, WatchEvent
+from assessor.judge import Judge, get_judge
+from assessor.judge.models import Decision, Verdict
+from assessor.pipeline import assess_run
+from assessor.run import Checkpoint, Run
+
+STATE_VERSION = 1
+SEVERITY: dict[Decision, int] = {"continue": 0, "stop": 1, "rollback": 2}
+DEFAULT_IDLE_TIMEOUT = 6 * 3600.0
+# A best checkpoint older than this share of the run counts as "an earlier checkpoint to go back to".
+_EARLIER_BEST = 0.9
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class WatchConfig(_Model):
+    """What to watch and how."""
+
+    run_dir: Path = Field(description="The run directory (or log file).")
+    every: float = Field(900.0, gt=0, description="Seconds between checks.")
+    judge: str = Field("rules", description="The judge used at every check.")
+    llm_judge: str | None = Field(None, description="e.g. `anthropic:MODEL`: called only on material change.")
+    state_path: Path | None = Field(None, description="The state file; default under $XDG_STATE_HOME.")
+    heartbeat: float | None = Field(None, gt=0, description="Seconds without an event before a heartbeat.")
+    idle_timeout: float | None = Field(
+        DEFAULT_IDLE_TIMEOUT, gt=0, description="End the watch after this long without a new step.")
+    out_dir: Path | None = Field(None, description="Write the reports and plots of each check here.")
+
+
+class LlmVerdict(_Model):
+    """The LLM judge's last verdict and the diagnostics digest it was given."""
+
+    judge: str
+    verdict: Verdict
+    digest: str
+    parts: dict[str, Any]
+    step: int | None
+
+
+class WatchState(_Model):
+    """What a watch remembers between checks and across restarts."""
+
+    version: int = STATE_VERSION
+    run_path: str
+    last_step: int | None = None
+    decision: Decision | None = None
+    headline: str | None = None
+    judge: str | None = None
+    digest: str | None = None
+    llm: LlmVerdict | None = None
+    notified_decision: Decision | None = None
+    ended: bool = False
+    checks: int = 0
+    llm_calls: int = 0
+    llm_calls_saved: int = 0
+    notifications: int = 0
+    last_check_at: float | None = None
+    last_new_step_at: float | None = None
+    last_notified_at: float | None = None
+    last_heartbeat_at: float | None = None
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """What one check found and did.
+
+    Attributes:
+        step: The last step read (the previous one when the run could not be read).
+        decision: The current decision, None when there is no assessment.
+        assessment: The assessment, None when the run could not be read.
+        notified: The kind of event sent, or None.
+        judge: Whose verdict `decision` is.
+        llm_called: Whether the LLM judge was called at this check.
+        reasons: What happened, in words (why the LLM was or was not called, why nothing was read, ...).
+        ended: Why the watch ends after this check (None: it goes on).
+    """
+
+    step: int | None
+    decision: Decision | None
+    assessment: Assessment | None
+    notified: EventKind | None
+    judge: str | None
+    llm_called: bool
+    reasons: tuple[str, ...] = ()
+    ended: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """The `assess` exit code of the decision (0, 10, 11), or 2 when the run could not be read."""
+        return self.assessment.exit_code if self.assessment is not None else ConfigError.exit_code
+
+
+@dataclass
+class WatchSummary:
+    """How a watch went (counters are totals kept in the state file, earlier sessions included)."""
+
+    checks: int
+    llm_calls: int
+    llm_calls_saved: int
+    notifications: int
+    ended: str | None
+    last: CheckOutcome | None
+    state_path: Path
+
+    def line(self) -> str:
+        """`12 checks, 2 LLM calls, 9 saved, 3 notifications; ended: ...`."""
+        text = (f"{self.checks} checks, {self.llm_calls} LLM calls, {self.llm_calls_saved} saved, "
+                f"{self.notifications} notifications (state: {self.state_path})")
+        return text + (f"; ended: {self.ended}" if self.ended else "")
+
+
+def default_state_path(run_dir: Path, env: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_STATE_HOME/assessor/watch/<sha256 of the resolved run path, 16 hex>.json` (~/.local/state)."""
+    env = os.environ if env is None else env
+    base = Path(env["XDG_STATE_HOME"]) if env.get("XDG_STATE_HOME") else Path.home() / ".local" / "state"
+    key = hashlib.sha256(str(run_dir.expanduser().resolve()).encode("utf-8")).hexdigest()[:16]
+    return base / "assessor" / "watch" / f"{key}.json"
+
+
+def material_digest(diagnostics: Diagnostics, decision: Decision) -> dict[str, Any]:
+    """The parts of the diagnostics whose change is worth a new LLM verdict.
+
+    Coarse on purpose, so that noise between two checks does not count: the cheap judge's decision; the
+    set of (signal, kind, severity) of findings at warning or critical; the KL/reward quadrant now; the
+    recent trend direction (rising / falling / flat, tested against noise) of reward and of KL; and the
+    checkpoint a rollback would go to when the best point is well behind the run (before the last 10%),
+    None while the best is recent. Levels, p-values and step numbers of the latest points are left out:
+    they move at every check.
+    """
+    run = diagnostics.run
+    best = diagnostics.best_checkpoint
+    earlier = None
+    if best.best_step is not None and run.last_step and best.best_step < _EARLIER_BEST * run.last_step:
+        earlier = best.checkpoint_step
+    kl = diagnostics.signals.get("kl")
+    return {
+        "decision": decision,
+        "findings": sorted({f"{f.signal}/{f.kind}/{f.severity}" for f in diagnostics.findings
+                            if f.severity in ("warning", "critical")}),
+        "quadrant": diagnostics.kl_reward.quadrant_now,
+        "reward_trend": diagnostics.reward.trend,
+        "kl_trend": kl.trend if kl is not None else None,
+        "rollback_checkpoint_step": earlier,
+    }
+
+
+def digest_of(parts: Mapping[str, Any]) -> str:
+    """A short hash of `material_digest`'s parts."""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
+def describe_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
+    """What changed between two digests, in words (`quadrant kl_up_reward_up -> kl_up_reward_down; ...`)."""
+    changes = []
+    for key, new in after.items():
+        old = before.get(key)
+        if old == new:
+            continue
+        if key == "findings":
+            added = sorted(set(new) - set(old or ()))
+            gone = sorted(set(old or ()) - set(new))
+            changes.extend([f"new finding {f}" for f in added] + [f"finding gone {f}" for f in gone])
+        else:
+            changes.append(f"{key} {old} -> {new}")
+    return "; ".join(changes) or "the digest changed"
+
+
+class Watcher:
+    """Checks one run on a schedule (see the module docstring).
+
+    Args:
+        config: What to watch and how.
+        notifiers: Where events go.
+        clock: Wall-clock seconds (persisted in the state file, so not a monotonic clock); injectable.
+        sleep: Waits between checks; default waits on the `stop` event given to `run`, else `time.sleep`.
+        judge_factory: Makes a judge from its name (default `get_judge`).
+        warn: Where problems are logged (default stderr).
+
+    Raises:
+        ConfigError: an unknown judge, a missing API key, or a state file of another run or not readable.
+    """
+
+    def __init__(
+        self, config: WatchConfig, notifiers: Sequence[Notifier] = (), *, clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], object] | None = None, judge_factory: Callable[[str], Judge] = get_judge,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.notifiers = list(notifiers)
+        self.clock = clock
+        self._sleep = sleep
+        self._warn = warn or _to_stderr
+        self.judge = judge_factory(config.judge)
+        self.llm_judge = judge_factory(config.llm_judge) if config.llm_judge else None
+        self.state_path = config.state_path or default_state_path(config.run_dir)
+        self.state = load_state(self.state_path, config.run_dir)
+        self.cache = IngestCache()
+        self.last: CheckOutcome | None = None
+        self._assessment: Assessment | None = None  # the latest one, reused while nothing new arrives
+        self._checkpoints: list[Checkpoint] = []  # a checkpoint of weights only changes no file the cache reads
+
+    def check(self) -> CheckOutcome:
+        """One check: read what is new, assess if anything is, notify if the verdict moved; save the state."""
+        now = self.clock()
+        state = self.state
+        state.checks += 1
+        state.last_check_at = now
+        if state.last_new_step_at is None:
+            state.last_new_step_at = now  # idle time counts from the first check, even with nothing to read
+        try:
+            run = load_run(self.config.run_dir, cache=self.cache)
+        except AssessorError as error:
+            reason = f"could not read the run ({error}); trying again at the next check"
+            return self._finish(CheckOutcome(
+                step=state.last_step, decision=None, assessment=None, notified=None, judge=None, llm_called=False,
+                reasons=(reason,), ended=self._idle(now)))
+        step = run.last_step
+        if step is not None and (state.last_step is None or step != state.last_step):
+            state.last_new_step_at = now
+        reasons: list[str] = []
+        llm_called = False
+        if self._assessment is not None and not self.cache.stats.changed and run.checkpoints == self._checkpoints:
+            assessment = self._assessment
+            reasons.append(f"nothing new since step {step}; kept the last verdict")
+        else:
+            self._assessment = None  # should assessing fail, the next check must not take this data as seen
+            assessment, llm_called = self._assess(run, reasons)
+            self._assessment = assessment
+            self._checkpoints = list(run.checkpoints)
+            if self.config.out_dir is not None:
+                from assessor.report.html import write_reports
+
+                write_reports(assessment, self.config.out_dir)
+        ended = self._ended(run, now)
+        decision = assessment.verdict.decision
+        kind = self._event_kind(decision, ended, now)
+        notified = None
+        if kind is not None and self._send(WatchEvent(
+                kind=kind, assessment=assessment, previous_decision=state.notified_decision,
+                run_dir=self.config.run_dir, step=step)):
+            notified = kind
+            state.notifications += 1
+            state.notified_decision = decision
+            state.last_notified_at = now
+            if kind == "heartbeat":
+                state.last_heartbeat_at = now
+            if kind == "ended":
+                state.ended = True
+        state.last_step = step
+        state.decision = decision
+        state.headline = assessment.verdict.headline
+        state.judge = assessment.judge
+        return self._finish(CheckOutcome(
+            step=step, decision=decision, assessment=assessment, notified=notified, judge=assessment.judge,
+            llm_called=llm_called, reasons=tuple(reasons), ended=ended))
+
+    def run(self, stop: threading.Event | None = None) -> WatchSummary:
+        """Check every `config.every` seconds until the run ends, goes idle, or `stop` is set."""
+        while True:
+            started = self.clock()
+            try:
+                outcome = self.check()
+            except Exception as error:  # a bug in one check must not end a days-long watch
+                self._warn(f"watch: check failed ({type(error).__name__}: {error}); trying again next time")
+                outcome = None
+            if outcome is not None and outcome.ended:
+                break
+            if stop is not None and stop.is_set():
+                break
+            self._wait(max(0.0, self.config.every - (self.clock() - started)), stop)
+            if stop is not None and stop.is_set():
+                break
+        return self.summary()
+
+    def summary(self) -> WatchSummary:
+        """The counters so far."""
+        state = self.state
+        return WatchSummary(
+            checks=state.checks, llm_calls=state.llm_calls, llm_calls_saved=state.llm_calls_saved,
+            notifications=state.notifications, ended=self.last.ended if self.last else None, last=self.last,
+            state_path=self.state_path,
+        )
+
+    def _assess(self, run: Run, reasons: list[str]) -> tuple[Assessment, bool]:
+        """The cheap judge's assessment, or the LLM's (new on material change, else its last one reused)."""
+        out_dir = self.config.out_dir
+        cheap = assess_run(run, self.judge, out_dir=out_dir)
+        parts = material_digest(cheap.diagnostics, cheap.verdict.decision)
+        digest = digest_of(parts)
+        self.state.digest = digest
+        if self.llm_judge is None:
+            return cheap, False
+        previous = self.state.llm
+        if previous is not None and previous.digest == digest and previous.judge == self.llm_judge.name:
+            self.state.llm_calls_saved += 1
+            reasons.append(f"diagnostics unchanged since step {previous.step}: reused the {previous.judge} verdict "
+                           "(LLM call saved)")
+            return cheap.model_copy(update={"verdict": previous.verdict, "judge": previous.judge}), False
+        why = "no earlier LLM verdict" if previous is None else describe_change(previous.parts, parts)
+        try:
+            smart = assess_run(run, self.llm_judge, out_dir=out_dir)
+        except AssessorError as error:
+            reasons.append(f"LLM judge failed ({error}); used the {cheap.judge} verdict, will ask again next check")
+            return cheap, False
+        self.state.llm_calls += 1
+        self.state.llm = LlmVerdict(judge=smart.judge, verdict=smart.verdict, digest=digest, parts=parts,
+                                    step=run.last_step)
+        reasons.append(f"called {smart.judge}: {why}")
+        return smart, True
+
+    def _ended(self, run: Run, now: float) -> str | None:
+        planned = run.facts.planned_total_steps
+        if planned and run.last_step is not None and run.last_step >= planned:
+            return f"reached the planned {planned} steps"
+        if self.cache.training_ended():
+            return "the trainer wrote its end-of-training summary"
+        return self._idle(now)
+
+    def _idle(self, now: float) -> str | None:
+        timeout = self.config.idle_timeout
+        since = self.state.last_new_step_at
+        if timeout is not None and since is not None and now - since >= timeout:
+            return f"no new step for {_duration(now - since)} (idle timeout {_duration(timeout)})"
+        return None
+
+    def _event_kind(self, decision: Decision, ended: str | None, now: float) -> EventKind | None:
+        state = self.state
+        notified = state.notified_decision
+        if ended and not state.ended:
+            return "ended"
+        if notified is None:
+            return "first"
+        if decision != notified:
+            return "escalated" if SEVERITY[decision] > SEVERITY[notified] else "changed"
+        heartbeat = self.config.heartbeat
+        if heartbeat is not None and now - (state.last_notified_at or now) >= heartbeat:
+            return "heartbeat"
+        return None
+
+    def _send(self, event: WatchEvent) -> bool:
+        """Deliver to every notifier; True when at least one took it (or there are none)."""
+        delivered = not self.notifiers
+        for notifier in self.notifiers:
+            try:
+                notifier.notify(event)
+                delivered = True
+            except Exception as error:  # a notifier must never end the watch
+                self._warn(f"watch: {type(notifier).__name__} failed ({type(error).__name__}: {error})")
+        return delivered
+
+    def _finish(self, outcome: CheckOutcome) -> CheckOutcome:
+        save_state(self.state, self.state_path)
+        self.last = outcome
+        return outcome
+
+    def _wait(self, seconds: float, stop: threading.Event | None) -> None:
+        if self._sleep is not None:
+            self._sleep(seconds)
+        elif stop is not None:
+            stop.wait(seconds)
+        else:
+            time.sleep(seconds)
+
+
+def make_watcher(
+    run_dir: Path, *, every: str, notify: Sequence[str] = ("stdout",), judge: str = "rules",
+    llm_judge: str | None = None, heartbeat: str | None = None, state_path: Path | None = None,
+    idle_timeout: str | None = "6h", out_dir: Path | None = None,
+) -> Watcher:
+    """A `Watcher` from the options of `assessor watch` (durations as text: `90s`, `15m`, `2h`, `1d`).
+
+    Raises:
+        ConfigError: a bad duration or `--notify` value, an unknown judge or missing key, a foreign state file.
+    """
+    from assessor.integrations.notify import notifiers_from
+    from assessor.integrations.schedule import parse_duration
+
+    config = WatchConfig(
+        run_dir=run_dir, every=parse_duration(every), judge=judge, llm_judge=llm_judge, state_path=state_path,
+        heartbeat=parse_duration(heartbeat) if heartbeat else None,
+        idle_timeout=parse_duration(idle_timeout) if idle_timeout else None, out_dir=out_dir,
+    )
+    return Watcher(config, notifiers_from(notify))
+
+
+def load_state(path: Path, run_dir: Path) -> WatchState:
+    """The state saved at `path`, or a fresh one when there is none.
+
+    Raises:
+        ConfigError: the file is not a watch state, is from a newer version, or belongs to another run.
+    """
+    run_path = str(run_dir.expanduser().resolve())
+    if not path.exists():
+        return WatchState(run_path=run_path)
+    try:
+        state = WatchState.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError) as error:
+        detail = error.strerror if isinstance(error, OSError) else f"{error.error_count()} invalid fields"
+        raise ConfigError(f"{path}: not a readable watch state file ({detail}); delete it to start over, or "
+                          "pass --state with another file") from None
+    if state.version > STATE_VERSION:
+        raise ConfigError(f"{path}: written by a newer assessor (state version {state.version}); upgrade assessor")
+    if state.run_path != run_path:
+        raise ConfigError(f"{path}: is the state of another run ({state.run_path}); pass --state with a file of "
+                          "its own for each run")
+    return state
+
+
+def save_state(state: WatchState, path: Path) -> None:
+    """Write the state atomically (a temporary file beside it, then `os.replace`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(state.model_dump_json(indent=2))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _duration(seconds: float) -> str:
+    from assessor.integrations.schedule import format_duration
+
+    return format_duration(round(seconds))
+
+
+def _to_stderr(message: str) -> None:
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+__all__ = [
+    "SEVERITY", "CheckOutcome", "LlmVerdict", "WatchConfig", "WatchState", "WatchSummary", "Watcher",
+    "default_state_path", "describe_change", "digest_of", "load_state", "make_watcher", "material_digest",
+    "save_state",
+]
