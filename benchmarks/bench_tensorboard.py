@@ -10,8 +10,8 @@ it in fresh subprocesses, each way, and reports:
 
 Run from the repo root:
 
-    /work/venv/bin/python benchmarks/bench_tensorboard.py                  # 2,000,000 events, 40 tags
-    /work/venv/bin/python benchmarks/bench_tensorboard.py --events 200000  # quick run
+    .venv/bin/python benchmarks/bench_tensorboard.py                  # 2,000,000 events, 40 tags
+    .venv/bin/python benchmarks/bench_tensorboard.py --events 200000  # quick run
 """
 
 from __future__ import annotations

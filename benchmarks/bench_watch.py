@@ -15,8 +15,8 @@ file of `bench_tensorboard.py` (its 200,000-event file, grown record block by re
 
 Run from the repo root:
 
-    /work/venv/bin/python benchmarks/bench_watch.py                 # 100,000 steps x 24 keys JSONL + TB
-    /work/venv/bin/python benchmarks/bench_watch.py --steps 20000   # quick run
+    .venv/bin/python benchmarks/bench_watch.py                 # 100,000 steps x 24 keys JSONL + TB
+    .venv/bin/python benchmarks/bench_watch.py --steps 20000   # quick run
 """
 
 from __future__ import annotations

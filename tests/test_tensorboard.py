@@ -24,7 +24,6 @@ from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import SourceData
 from assessor.ingest.tensorboard import READER, TensorBoardReader, read_event_files
 
-REAL_RUNS = Path("/work/shared/real-runs")
 VERL_RUNS = ["verl-grpo-gsm8k-q3b-fsdp-base", "verl-grpo-gsm8k-q7b-fsdp-base"]
 SCALARS = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="scalars"))
 DT_FLOAT, DT_DOUBLE, DT_STRING = 1, 2, 7
@@ -297,8 +296,8 @@ def test_text_that_is_not_a_config_gives_no_facts(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("run", VERL_RUNS)
-def test_real_verl_runs(run: str) -> None:
-    (path,) = (REAL_RUNS / run).glob("events.out.tfevents.*")
+def test_real_verl_runs(run: str, real_runs: Path) -> None:
+    (path,) = (real_runs / run).glob("events.out.tfevents.*")
     data = READER.read(path)
     assert data.warnings == []
     assert data.facts["framework"][0] == "verl"
@@ -311,8 +310,8 @@ def test_real_verl_runs(run: str) -> None:
 
 
 @pytest.mark.parametrize("run", VERL_RUNS)
-def test_real_verl_runs_match_event_accumulator(run: str) -> None:
-    (path,) = (REAL_RUNS / run).glob("events.out.tfevents.*")
+def test_real_verl_runs_match_event_accumulator(run: str, real_runs: Path) -> None:
+    (path,) = (real_runs / run).glob("events.out.tfevents.*")
     frame = READER.read(path).frame
     accumulator = EventAccumulator(str(path), size_guidance={"scalars": 0})
     accumulator.Reload()
