@@ -163,6 +163,28 @@ def test_truncation_that_doubled_on_a_short_noisy_log_is_a_warning_and_a_steady_
     assert only(d.findings, "length_truncation").severity == "watch"
 
 
+@pytest.mark.parametrize("reward_gain", [0.0, 0.4])
+def test_lengths_split_into_near_empty_and_capped_completions(tmp_path, reward_gain):
+    split = STEPS >= 100
+    mean = 320 + ar1(16, N, 0.3, 8)
+    series = {"completions__mean_length": mean,
+              "completions__min_length": np.where(split, 4.0, 120.0) + np.abs(ar1(17, N, 0.3, 2)),
+              "completions__max_length": np.where(split, 1024.0, 800 + ar1(18, N, 0.3, 30)),
+              "reward": 0.5 + reward_gain * STEPS / N + ar1(19, N, 0.3, 0.03)}
+    d = diagnose_length(ctx(tmp_path, config={"max_completion_length": 1024}, **series))
+    f = only(d.findings, "length_split_to_extremes")
+    assert 95 <= f.steps[0] <= 110
+    assert f.severity == ("watch" if reward_gain else "warning")
+
+
+def test_a_short_min_from_the_start_is_not_a_split(tmp_path):
+    series = {"completions__mean_length": 320 + ar1(20, N, 0.3, 8),
+              "completions__min_length": 3.0 + np.abs(ar1(21, N, 0.3, 1)),
+              "completions__max_length": np.full(N, 1024.0)}
+    d = diagnose_length(ctx(tmp_path, config={"max_completion_length": 1024}, **series))
+    assert "length_split_to_extremes" not in {f.kind for f in d.findings}
+
+
 def test_within_batch_spread_collapsing(tmp_path):
     mean = 300 + ar1(13, N, 0.3, 5)
     half_range = 150 * np.exp(-STEPS / 50) + 10

@@ -15,6 +15,7 @@ from scipy import stats
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.kl_reward import primary_reward
 from assessor.diagnose.models import Finding, LengthDiagnosis, Severity, SignalSummary
 from assessor.diagnose.signals import Reading, describe, significant_change
 from assessor.run import Run
@@ -66,6 +67,7 @@ def diagnose_length(ctx: Context) -> LengthDiagnosis:
         findings.extend(drift)
         findings.extend(_truncation(ctx, reading, clip))
         findings.extend(_spread(ctx, reading))
+        findings.extend(_extremes(ctx, reading, cap))
     moving = {"length_explosion_to_cap", "length_approaching_cap", "length_collapse", "length_rising", "length_falling"}
     drifting = any(f.kind in moving for f in [*cap_finding, *collapse, *drift])
     findings.extend(_hacking(ctx, reading, correlation, drifting))
@@ -319,6 +321,46 @@ def _spread(ctx: Context, reading: Reading) -> list[Finding]:
         f"(below its midpoint from step {onset}): completions are converging to one template, which often "
         f"precedes mode collapse.",
         [onset, s.last_step],
+    )]
+
+
+NEAR_EMPTY = 0.05  # the shortest completion under a twentieth of the mean: next to nothing
+EXTREMES_SHARE = 0.2  # the latest fifth of the logged steps
+
+
+def _extremes(ctx: Context, reading: Reading, cap: int | None) -> list[Finding]:
+    """Lengths split into near-empty and capped completions while the mean stays put: a bimodal batch.
+
+    The mean hides it: some completions shrink to a handful of tokens (often an empty or bare answer the
+    reward still pays for) while others run to the cap. A practitioner sees it in the min and max curves.
+    """
+    run = ctx.run
+    low, high = run.series("response_length_min"), run.series("response_length_max")
+    if cap is None or len(low) < 10 or len(high) < 10:
+        return []
+    frame = low.to_frame("min").join(high.to_frame("max"), how="inner").join(
+        run.series("response_length_mean").to_frame("mean"), how="inner")
+    frame = frame[frame["mean"] > 0]
+    if len(frame) < 10:
+        return []
+    k = max(3, int(EXTREMES_SHARE * len(frame)))
+    early, late = frame.iloc[:k], frame.iloc[-k:]
+    short_now = bool((late["min"] <= NEAR_EMPTY * late["mean"]).mean() >= 0.8)
+    short_before = bool((early["min"] <= NEAR_EMPTY * early["mean"]).mean() >= 0.5)
+    capped_now = bool((late["max"] >= (1 - CAP_TOLERANCE) * cap).mean() >= 0.8)
+    if not short_now or short_before or not capped_now:
+        return []
+    split = (frame["min"] <= NEAR_EMPTY * frame["mean"]).to_numpy()
+    onset = _final_stretch_start(frame.index.to_numpy(), split)
+    reward = ctx.book.get(primary_reward(ctx) or "")
+    improving = reward is not None and reward.summary.trend == "rising"
+    return [finding(
+        "response_length_mean", "length_split_to_extremes", "watch" if improving else "warning",
+        f"Since about step {onset} every batch holds near-empty completions (min {num(float(late['min'].median()))} "
+        f"tokens) and completions cut at the {cap}-token cap, while the mean stays near "
+        f"{num(float(late['mean'].median()))}: lengths have split into two modes"
+        + ("" if improving else ", and reward is not improving: the extremes are being rewarded"),
+        [onset, int(frame.index[-1])],
     )]
 
 

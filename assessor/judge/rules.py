@@ -36,7 +36,7 @@ DEGRADATION = {
     "length_approaching_cap": 1.0,
     "kl_jump": 2.0, "loss_magnitude_blow_up": 1.0, "loss_discontinuity": 0.5,
     "component_saturated_other_stalls": 2.0, "reward_falling": 1.0, "grad_norm_regime_change": 1.0,
-    "narrowing_without_gain": 2.0,
+    "narrowing_without_gain": 2.0, "length_split_to_extremes": 2.0,
 }
 # Findings that say the run has nothing more to give (or, for the setup ones, cannot give it as configured).
 SPENT = {
@@ -152,7 +152,7 @@ DECLINE_KINDS = frozenset({
 # Degradations of generation quality: the model was better before they began, whatever reward says.
 ONSET_KINDS = frozenset({
     "length_explosion_to_cap", "entropy_blow_up", "entropy_collapse", "length_collapse", "kl_jump",
-    "grad_norm_regime_change", "narrowing_without_gain",
+    "grad_norm_regime_change", "narrowing_without_gain", "length_split_to_extremes",
 })
 
 
