@@ -33,6 +33,24 @@ def test_tracker_export_skips_min_max_bands_and_picks_one_run(tmp_path):
     assert any("holds 2 runs" in w and "'grpo-a'" in w for w in run.warnings)
 
 
+def test_wandb_history_csv_uses_the_trainer_step_not_wandb_step(tmp_path):
+    # W&B's `_step` counts log calls (eval rows too) and keeps counting after a resume; HF logs its own step
+    # as `train/global_step`. A resume at step 20 re-logs steps 22-30.
+    lines = ["_step,_runtime,_timestamp,train/global_step,train/reward,eval/accuracy"]
+    rows = [(s, 0.1 + s / 100, "") for s in range(2, 32, 2)]
+    rows += [(s, 0.2 + s / 100, "") for s in range(22, 62, 2)]
+    rows.insert(5, (10, "", 0.4))  # an eval row at step 10
+    lines += [f"{i},{i * 3.0},{1754000000 + i},{s},{r},{e}" for i, (s, r, e) in enumerate(rows)]
+    (tmp_path / "wandb_export.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = load_run(tmp_path)
+    reward = run.series("reward_mean")
+    assert reward.index.tolist() == list(range(2, 62, 2))
+    assert reward[24] == pytest.approx(0.44)  # the resumed run's value
+    assert run.series("accuracy", "eval").to_dict() == {10: pytest.approx(0.4)}
+    assert not {"_runtime", "_timestamp", "_step"} & {s.source_key for s in run.metrics.itertuples()}
+    assert any("steps go backwards" in w for w in run.warnings)
+
+
 def test_csv_with_a_half_written_last_line(tmp_path):
     (tmp_path / "m.csv").write_text("step,reward,kl\n1,0.1,0.01\n2,0.2,0.02\n3,0.", encoding="utf-8")
     run = load_run(tmp_path)

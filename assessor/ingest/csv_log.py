@@ -19,7 +19,11 @@ from typing import Any
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData, as_int
 
-STEP_COLUMNS = ("step", "Step", "_step", "global_step", "trainer/global_step", "train/global_step", "iteration")
+# Step columns, most trustworthy first: the trainer's own step beats W&B's `_step`, which counts `log` calls
+# (eval rows included) and keeps counting after a resume while the trainer step repeats.
+STEP_COLUMNS = ("train/global_step", "trainer/global_step", "global_step", "step", "Step", "iteration", "_step")
+# W&B bookkeeping columns: never metrics.
+_TRACKER_COLUMNS = frozenset({"_step", "_runtime", "_timestamp", "_wandb"})
 _TRACKER_SEPARATOR = " - "
 _GPU_HEADER_HINTS = ("utilization.gpu", "memory.used", "power.draw")
 
@@ -50,7 +54,7 @@ class CsvReader:
         if not rows:
             raise UnreadableSourceError(f"{path}: empty file; wait for the run to log its first step")
         header = [c.strip() for c in rows[0]]
-        step_index = next((i for i, c in enumerate(header) if c in STEP_COLUMNS), None)
+        step_index = next((header.index(c) for c in STEP_COLUMNS if c in header), None)
         if step_index is None:
             raise UnreadableSourceError(f"{path}: no step column; name one of {', '.join(STEP_COLUMNS[:4])}")
         body = [r for r in rows[1:] if any(cell.strip() for cell in r)]
@@ -83,7 +87,7 @@ def _read_step_log(
             facts["planned_total_steps"] = (planned, f"{path.name}: total_steps")
     builder = RecordBuilder()
     skip = {step_index} | ({total_index} if total_index is not None else set())
-    columns = [(i, name) for i, name in enumerate(header) if i not in skip and name]
+    columns = [(i, name) for i, name in enumerate(header) if i not in skip and name and name not in _TRACKER_COLUMNS]
     short_rows = 0
     for row in body:
         step = as_int(row[step_index]) if step_index < len(row) else None
