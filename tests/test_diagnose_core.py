@@ -127,6 +127,14 @@ def test_eval_peak_and_decline_while_train_rises(tmp_path):
     assert (best.basis, best.best_step, best.checkpoint_step, best.checkpoint_path) == ("eval", 80, 75, "checkpoint-75")
 
 
+def test_one_lucky_evaluation_among_many_is_not_a_peak_to_fall_from(tmp_path):
+    rng = np.random.default_rng(7)
+    evals = 0.45 + 0.15 * (1 - np.exp(-np.arange(20) / 6)) + rng.normal(0, 0.012, 20)
+    evals[-3:] = [0.637, 0.608, 0.616]  # one high draw, then back on the curve (about 0.60)
+    run = make_run(tmp_path, reward=0.2 + 0.4 * STEPS / N + ar1(19, N, 0.3, 0.03), eval_every=10, eval_values=evals)
+    assert "eval_declining" not in kinds(diagnose(run))
+
+
 def test_noisy_flat_eval_is_not_a_decline(tmp_path):
     evals = 0.5 + np.array([0.01, -0.02, 0.015, -0.01, 0.02, -0.015, 0.0, 0.01, -0.02, 0.005])
     run = make_run(tmp_path, reward=0.5 + ar1(19, N, 0.3, 0.03), eval_every=20, eval_values=evals)

@@ -37,7 +37,10 @@ def diagnose_eval(ctx: Context) -> EvalDiagnosis:
         return out
     noise = _eval_noise(score)
     recent = float(np.mean(score[-2:]))  # two evaluations, so one unlucky one does not call a decline
-    decline = (float(score[peak_index]) - recent) / noise
+    # The best of many noisy evaluations is a lucky one: its level is read with its neighbours, so a single
+    # high draw among twenty evaluations does not pass for a peak the model has since fallen from.
+    around_peak = score[max(0, peak_index - 1):peak_index + 2]
+    decline = (float(np.mean(around_peak)) - recent) / noise
     out.decline_from_peak_noise = decline
     evals_after_peak = len(values) - 1 - peak_index
     findings: list[Finding] = []
