@@ -441,7 +441,10 @@ def locate_runs(
             if path.exists():
                 where[case.name] = path
             else:
-                skipped.append(Skipped(case=case.name, reason=f"{path} does not exist"))
+                # A case file may come with the script that writes its runs (evals/holdout/make_holdout.py).
+                makers = sorted(file.parent.glob("make_*.py"))
+                hint = f"; write the runs with `python {makers[0]}`" if makers else ""
+                skipped.append(Skipped(case=case.name, reason=f"{path} does not exist{hint}"))
         elif case.name not in where:
             skipped.append(Skipped(case=case.name, reason="the generator made no run for it"))
     return where, skipped
