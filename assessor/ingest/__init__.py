@@ -32,11 +32,20 @@ READERS: dict[str, str] = {
     "jsonl": "assessor.ingest.jsonl",
     "console": "assessor.ingest.console",
     "tensorboard": "assessor.ingest.tensorboard",
+    "mlflow": "assessor.ingest.mlflow",
+    "mlflow_sql": "assessor.ingest.mlflow_sql",
+    "trackio": "assessor.ingest.trackio",
+    "wandb": "assessor.ingest.wandb",
 }
-_SNIFFED = ("trl_state", "nvidia_smi", "csv", "jsonl", "console")
+_SNIFFED = ("mlflow_sql", "trackio", "trl_state", "nvidia_smi", "csv", "jsonl", "console")
+# Readers of folders and databases, whose file fingerprint does not change when a live run appends: never cached.
+_UNCACHED = frozenset({"mlflow", "mlflow_sql", "trackio"})
 
 # Facts stated in configs beat facts read off logs; both beat inference.
-_FACT_PRIORITY = {"config": 0, "trl_state": 1, "hf_log_list": 1, "tensorboard": 2, "jsonl": 2, "csv": 3}
+_FACT_PRIORITY = {
+    "config": 0, "trl_state": 1, "hf_log_list": 1, "mlflow": 1, "mlflow_sql": 1, "trackio": 1, "tensorboard": 2,
+    "jsonl": 2, "wandb": 2, "csv": 3,
+}
 
 
 def get_reader(name: str) -> Reader:
@@ -126,6 +135,17 @@ def _read_all(
             datas.append(read_events(sorted(found.event_files), found.root))
         except UnreadableSourceError as error:
             warnings.append(str(error))
+    if found.wandb_files:
+        from assessor.ingest.wandb import read_wandb_runs
+
+        try:  # together: a resumed run's logs continue each other (re-read whole on each watch check)
+            datas.append(read_wandb_runs(sorted(found.wandb_files), found.root, live=cache is not None))
+        except UnreadableSourceError as error:
+            warnings.append(str(error))
+    for store in found.mlflow_stores:
+        read = attempt("mlflow", store)
+        if read is not None:
+            datas.append(read)
     for path in found.files:
         head = read_head(path)
         for reader_name in _SNIFFED:
@@ -140,7 +160,9 @@ def _read_all(
 
 def _read(reader_name: str, path: Path, cache: IngestCache | None) -> SourceData:
     reader = get_reader(reader_name)
-    return reader.read(path) if cache is None else cache.read(reader_name, path, reader.read)
+    if cache is None or reader_name in _UNCACHED:
+        return reader.read(path)
+    return cache.read(reader_name, path, reader.read)
 
 
 def _trainer_states(found: Discovery, warnings: list[str], cache: IngestCache | None) -> Iterable[SourceData]:
@@ -166,7 +188,7 @@ def _source_info(source: NormalizedSource, data: SourceData, found: Discovery) -
     ]
     points = source.points
     keys = len({p.source_key for p in source.pieces})
-    if data.gpu is not None:
+    if data.gpu is not None and data.frame.empty:  # a telemetry-only source (W&B logs hold both)
         points = len(data.gpu)
         keys = int(data.gpu["field"].nunique())
     return SourceInfo(
@@ -299,6 +321,6 @@ def _nothing_readable_message(root: Path, found: Discovery, warnings: list[str],
             "checkpoints, or point assessor at the folder with the training logs"
         )
     return (
-        f"{root}: no training logs found (looked for trainer_state.json, TensorBoard event files, CSV, JSONL and "
-        "console logs); point assessor at the run's output directory"
+        f"{root}: no training logs found (looked for trainer_state.json, TensorBoard event files, MLflow stores, "
+        "W&B run logs, CSV, JSONL and console logs); point assessor at the run's output directory"
     )

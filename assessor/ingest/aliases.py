@@ -173,7 +173,10 @@ for _canonical, _keys in CANONICAL.items():
 
 _SCALE_SUFFIX = re.compile(r"^(?P<base>.+)\((?P<scale>[0-9.]+e[-+]?\d+)\)$")
 _REWARD_FN = re.compile(r"^rewards/(?P<fn>.+?)(?:/(?P<stat>mean|std))?$")
-_VERL_VAL = re.compile(r"^val-core/(?P<ds>.+)/(?P<var>[^/]+)/(?P<stat>mean|best|maj|worst)@(?P<n>\d+)(?:/mean)?$")
+# verl's MLflow logger writes `@` as `_at_` (MLflow rejects `@` in metric keys).
+_VERL_VAL = re.compile(
+    r"^val-core/(?P<ds>.+)/(?P<var>[^/]+)/(?P<stat>mean|best|maj|worst)(?:@|_at_)(?P<n>\d+)(?:/mean)?$"
+)
 _OPENRLHF_EVAL = re.compile(r"^(?P<ds>.*?)_?(?P<what>pass(?P<n>\d+)|response_length_mean|truncated_rate)$")
 _VERL_OLD_VAL = re.compile(r"^val/test_score/(?P<ds>.+)$")
 

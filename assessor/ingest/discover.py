@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assessor.ingest.facts import CONFIG_FILE_NAMES
+from assessor.ingest.mlflow import holds_experiments, store_of_folder
+from assessor.ingest.sqlite import SQLITE_SUFFIXES
+from assessor.ingest.wandb import RUN_DIR as WANDB_RUN_DIR
 from assessor.run import Checkpoint
 
 MAX_DEPTH = 6
@@ -17,7 +20,7 @@ _PAYLOAD_SUFFIXES = frozenset({
     ".safetensors", ".pt", ".pth", ".ckpt", ".bin", ".npy", ".npz", ".arrow", ".parquet", ".gguf", ".onnx",
     ".msgpack", ".h5", ".pkl", ".distcp", ".model", ".zip", ".tar", ".gz", ".png", ".jpg", ".mp4", ".so",
 })
-_SKIP_DIRS = frozenset({"__pycache__", "node_modules", ".git", "wandb", ".ipynb_checkpoints", "site-packages"})
+_SKIP_DIRS = frozenset({"__pycache__", "node_modules", ".git", ".ipynb_checkpoints", "site-packages"})
 _CHECKPOINT_DIR = re.compile(
     r"^(?:checkpoint|global_step|step|iter|ckpt|epoch_\d+_step)[-_]?0*(?P<step>\d+)$", re.IGNORECASE
 )
@@ -45,6 +48,8 @@ class Discovery:
     trainer_states: list[tuple[int | None, Path]] = field(default_factory=list)  # (checkpoint step, path)
     config_files: list[tuple[int | None, Path]] = field(default_factory=list)  # (checkpoint step, path)
     checkpoints: list[Checkpoint] = field(default_factory=list)
+    mlflow_stores: list[Path] = field(default_factory=list)  # MLflow store, experiment or run folders, read whole
+    wandb_files: list[Path] = field(default_factory=list)  # `run-<id>.wandb` transaction logs, read together
     truncated_walk: bool = False
 
     def rel(self, path: Path) -> str:
@@ -79,6 +84,9 @@ def discover(root: Path) -> Discovery:
     if root.is_file():
         _classify_file(found, root)
         return found
+    if WANDB_RUN_DIR.match(root.name):
+        _scan_wandb_run_dir(found, root)
+        return found
     seen = 0
     stack: list[tuple[Path, int]] = [(root, 0)]
     while stack:
@@ -86,6 +94,13 @@ def discover(root: Path) -> Discovery:
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError:
+            continue
+        # An MLflow folder is one source, read whole by its reader: its metric files are not logs of their own,
+        # and its artifacts/ may hold copies of checkpoints and trainer states.
+        store = store_of_folder(directory, (e.name for e in entries), is_root=depth == 0)
+        if store is not None:
+            if store not in found.mlflow_stores:
+                found.mlflow_stores.append(store)
             continue
         for entry in entries:
             seen += 1
@@ -98,6 +113,12 @@ def discover(root: Path) -> Discovery:
                 if step is not None:
                     found.checkpoints.append(Checkpoint(step=step, path=found.rel(path)))
                     _scan_checkpoint_dir(found, path, step)
+                elif WANDB_RUN_DIR.match(entry.name):
+                    _scan_wandb_run_dir(found, path)
+                elif entry.name == "mlruns":
+                    # Without experiments it holds only the artifacts of an SQL store's runs: nothing to read.
+                    if holds_experiments(path) or not any(path.iterdir()):
+                        found.mlflow_stores.append(path)
                 elif depth < MAX_DEPTH and entry.name not in _SKIP_DIRS and (
                     not entry.name.startswith(".") or entry.name == ".hydra"
                 ):
@@ -124,6 +145,25 @@ def _scan_checkpoint_dir(found: Discovery, path: Path, step: int) -> None:
         found.config_files.append((step, verl_model_config))
 
 
+def _scan_wandb_run_dir(found: Discovery, path: Path) -> None:
+    """A W&B run folder: its `.wandb` log holds the whole history, config and system stats.
+
+    `files/output.log` and `files/config.yaml` repeat what the log holds, so they are read only when there
+    is no `.wandb` file (a pre-0.10 client, or a copy without it); `files/media`, `artifacts` and `logs` are
+    never metric logs. Pre-0.10 clients wrote `wandb-history.jsonl`, which the JSONL reader reads.
+    """
+    logs = sorted(path.glob("*.wandb"))
+    found.wandb_files.extend(logs)
+    if logs:
+        return
+    for name in ("wandb-history.jsonl", "output.log", "files/output.log"):
+        if (path / name).is_file():
+            found.files.append(path / name)
+    for name in ("config.yaml", "files/config.yaml"):
+        if (path / name).is_file():
+            found.config_files.append((None, path / name))
+
+
 def _classify_file(found: Discovery, path: Path) -> None:
     name = path.name
     suffix = path.suffix.lower()
@@ -133,11 +173,15 @@ def _classify_file(found: Discovery, path: Path) -> None:
         return
     if name == "trainer_state.json":
         found.trainer_states.append((None, path))
+    elif suffix == ".wandb":
+        found.wandb_files.append(path)
+    elif path.parent.name == "wandb" and name.startswith("debug"):
+        return  # W&B's own debug logs (`wandb/debug.log`, `debug-internal.log`)
     elif "tfevents" in name:
         found.event_files.append(path)
     elif name in CONFIG_FILE_NAMES:
         found.config_files.append((None, path))
     elif suffix in _PAYLOAD_SUFFIXES or name in _NOT_LOGS:
         return
-    elif suffix in _TEXT_SUFFIXES or name.startswith("nohup"):
+    elif suffix in _TEXT_SUFFIXES or suffix in SQLITE_SUFFIXES or name.startswith("nohup"):
         found.files.append(path)
