@@ -110,7 +110,8 @@ def assess(ctx: click.Context, run_dir: Path, judge_spec: str, fmt: str, out_dir
               help="A judge shown as the baseline column (thresholds: the fixed callback alerts).")
 @click.option("--subset", type=click.Choice(["all", "fast", "synthetic", "real"]), default="all", show_default=True,
               help="fast: cases tagged fast plus one synthetic case per pattern.")
-@click.option("--case", "names", multiple=True, metavar="GLOB", help="Only cases whose name matches; repeatable.")
+@click.option("--case", "names", multiple=True, metavar="GLOB",
+              help="Only cases whose name matches; `!GLOB` leaves cases out; repeatable.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               help="Also write eval.md and eval.json here.")

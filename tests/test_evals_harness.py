@@ -159,6 +159,8 @@ def test_select_cases_fast_subset_is_first_of_each_pattern_plus_tagged(tmp_path:
     assert [c.name for _, c in harness.select_cases(cases, "fast")] == ["h0", "c0", "c1"]
     assert [c.name for _, c in harness.select_cases(cases, "real")] == ["real"]
     assert [c.name for _, c in harness.select_cases(cases, "all", ["c*"])] == ["c0", "c1"]
+    assert [c.name for _, c in harness.select_cases(cases, "all", ["!c*"])] == ["h0", "h1", "real"]
+    assert [c.name for _, c in harness.select_cases(cases, "all", ["h*", "!h1"])] == ["h0"]
     with pytest.raises(ConfigError):
         harness.select_cases(cases, "all", ["nothing*"])
 

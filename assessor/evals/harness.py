@@ -391,7 +391,7 @@ def select_cases(
         cases: every case, with its file (from `load_cases`).
         subset: `all`; `synthetic` or `real`; `fast`: the cases tagged `fast` plus the first synthetic case of
             each pattern (deterministic, and small enough for CI).
-        names: glob patterns on case names; when given, only matching cases are kept.
+        names: glob patterns on case names; when given, only matching cases are kept (`!GLOB` leaves cases out).
 
     Raises:
         ConfigError: an unknown subset, or names that match nothing.
@@ -411,7 +411,12 @@ def select_cases(
                 continue
         chosen.append((file, case))
     if names:
-        chosen = [(f, c) for f, c in chosen if any(fnmatch.fnmatchcase(c.name, n) for n in names)]
+        # `!GLOB` leaves cases out (e.g. `--case '!holdout-*'`); plain globs keep only what they match.
+        keep = [n for n in names if not n.startswith("!")]
+        drop = [n[1:] for n in names if n.startswith("!")]
+        chosen = [(f, c) for f, c in chosen
+                  if (not keep or any(fnmatch.fnmatchcase(c.name, n) for n in keep))
+                  and not any(fnmatch.fnmatchcase(c.name, n) for n in drop)]
         if not chosen:
             raise ConfigError(f"no case matches {', '.join(names)} in the {subset} subset")
     return chosen
