@@ -283,12 +283,16 @@ def _causes(d: Diagnostics) -> str:
     """What to change before resuming, from the patterns that came with the decline."""
     kinds = {_kind(f) for f in d.findings if f.severity in ("warning", "critical")}
     out = []
-    if "entropy_blow_up" in kinds or "loss_magnitude_blow_up" in kinds or "loss_discontinuity" in kinds:
+    if kinds & {"entropy_blow_up", "loss_magnitude_blow_up", "loss_discontinuity", "grad_norm_regime_change"}:
         out.append("lower the learning rate or tighten ratio clipping (the policy is taking steps too large)")
     if "kl_up_reward_down" in kinds or "kl_unbounded" in kinds:
         out.append("raise the KL penalty (beta) or lower the learning rate")
-    if kinds & {"length_explosion_to_cap", "length_reward_coupled", "length_truncation"}:
+    if kinds & {"length_explosion_to_cap", "length_approaching_cap", "length_reward_coupled", "length_truncation",
+                "length_split_to_extremes"}:
         out.append("check the reward for a length bias and the completion cap (truncated answers are scored)")
+    if "narrowing_without_gain" in kinds or "entropy_collapse" in kinds:
+        out.append("keep the policy exploring (an entropy bonus, a higher clip ceiling, or a higher sampling "
+                   "temperature)")
     if kinds & {"component_saturated_other_stalls", "component_saturated_other_levelled_off"}:
         out.append("down-weight or condition the saturated reward component on correctness")
     if "reward_floor_no_signal" in kinds:
