@@ -422,3 +422,13 @@ def test_check_floor_passes_and_fails(case_file: Path, capsys: pytest.CaptureFix
 
     code, _, err = run_cli(capsys, "eval", str(case_file), "--judge", "fake", "--check-floor", str(floor))
     assert code == 2 and "--judge rules" in err
+
+
+def test_case_files_skip_generated_runs_and_cassettes(tmp_path: Path) -> None:
+    from assessor.evals.cases import case_files
+
+    for rel in ("a.yaml", "holdout/holdout.yaml", "holdout/runs/r1/mlruns/0/meta.yaml", "cassettes/x.yaml",
+                ".cache/run/config.yaml"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("cases: []\n", encoding="utf-8")
+    assert [p.relative_to(tmp_path).as_posix() for p in case_files(tmp_path)] == ["a.yaml", "holdout/holdout.yaml"]

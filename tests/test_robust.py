@@ -115,3 +115,10 @@ def test_level_off_needs_a_climb():
     falling = 0.8 - 0.001 * np.arange(300) + ar1(34, 300, 0.3, 0.02)
     assert robust.level_off(prepared(flat)) is None or not robust.level_off(prepared(flat)).stopped()
     assert robust.level_off(prepared(falling)) is None
+
+
+def test_a_few_flat_points_after_a_bend_are_not_a_plateau():
+    steps = np.arange(1, 31)  # a 30-step run: 18 points after the bend cannot tell a plateau from a slow climb
+    short = np.where(steps < 12, 0.2 + 0.3 * steps / 12, 0.5) + ar1(35, 30, 0.3, 0.02)
+    bend = robust.level_off(prepared(short))
+    assert bend is None or not bend.stopped()

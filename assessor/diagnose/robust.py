@@ -24,6 +24,7 @@ from scipy import stats
 MAX_POINTS = 400
 OBVIOUS_CHANGE_NOISE = 4.0
 MAD_TO_SD = 1.4826
+MIN_FLAT_POINTS = 20  # logged points after a bend before a plateau can be told from a noisy, slow climb
 
 
 @dataclass(frozen=True)
@@ -463,6 +464,7 @@ class LevelOff:
     step: int  # the bend: best breakpoint of a continuous two-piece linear fit
     climb_steps: int  # from the first point to the bend
     flat_steps: int  # from the bend to the last point
+    flat_points: int  # raw logged points after the bend
     climb_rate: float  # per step before the bend (Theil-Sen)
     rate_after: float  # per step after the bend (Theil-Sen)
     rate_after_upper: float  # its upper confidence bound, autocorrelation-widened
@@ -476,9 +478,11 @@ class LevelOff:
         """The climb has all but stopped: under `share` of its rate is left, and the data rule out `proof` of it.
 
         The first is the practitioner's reading of the curve (flat since the bend); the second keeps noise from
-        faking it (the most optimistic rate after the bend is still well below the climb).
+        faking it (the most optimistic rate after the bend is still well below the climb). A handful of points
+        after a bend cannot show either, so a short flat stretch never counts.
         """
-        return self.climb_rate > 0 and self.rate_left < share and self.rate_after_upper < proof * self.climb_rate
+        return (self.flat_points >= MIN_FLAT_POINTS and self.climb_rate > 0 and self.rate_left < share
+                and self.rate_after_upper < proof * self.climb_rate)
 
 
 def level_off(series: Series, min_points: int = 5) -> LevelOff | None:
@@ -505,5 +509,6 @@ def level_off(series: Series, min_points: int = 5) -> LevelOff | None:
         return None
     return LevelOff(
         step=bend, climb_steps=bend - int(steps[0]), flat_steps=int(steps[-1]) - bend,
+        flat_points=int(np.sum(series.steps > bend)),
         climb_rate=measured.earlier_slope, rate_after=measured.recent_slope, rate_after_upper=measured.recent_upper,
     )

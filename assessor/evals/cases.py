@@ -67,12 +67,23 @@ class CaseFile(_Model):
     cases: list[Case]
 
 
+# Folders of runs and recordings hold YAML files of their own (hydra configs, MLflow meta.yaml): not cases.
+NOT_CASE_FOLDERS = frozenset({"cassettes", "runs"})
+
+
+def case_files(folder: Path) -> list[Path]:
+    """The case files below a folder.
+
+    Every `*.yaml`, except in dot-folders (the generated-run cache), `cassettes/` and `runs/` (the runs a
+    holdout script writes).
+    """
+    return sorted(f for f in folder.rglob("*.yaml") if not any(
+        part.startswith(".") or part in NOT_CASE_FOLDERS for part in f.relative_to(folder).parts[:-1]))
+
+
 def load_cases(path: Path) -> list[tuple[Path, Case]]:
-    """Every case in a YAML file or in every `*.yaml` below a directory, with the file it came from."""
-    # Generated runs (the cache) and cassettes hold yaml files of their own (hydra configs): skip them.
-    files = sorted(f for f in path.rglob("*.yaml") if not any(
-        part.startswith(".") or part == "cassettes" for part in f.relative_to(path).parts[:-1]
-    )) if path.is_dir() else [path]
+    """Every case in a YAML file or in every case file below a directory, with the file it came from."""
+    files = case_files(path) if path.is_dir() else [path]
     out: list[tuple[Path, Case]] = []
     for file in files:
         try:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assessor.errors import ConfigError
-from assessor.evals.cases import Case, load_cases
+from assessor.evals.cases import Case, case_files, load_cases
 from assessor.evals.harness.models import Kind, Skipped, case_kind
 from assessor.run import Run
 
@@ -37,8 +37,8 @@ class LoadedCase:
 def read_cases(source: Path, skip: Sequence[Path] = ()) -> list[tuple[Path, Case]]:
     """Every case in `source` (a case file, or every `*.yaml` below a folder).
 
-    Folders whose name starts with a dot (the `.cache` of generated runs, whose configs are YAML too), the
-    `cassettes` folder and the folders in `skip` are not searched.
+    Folders whose name starts with a dot (the `.cache` of generated runs, whose configs are YAML too), `cassettes/`,
+    `runs/` and the folders in `skip` are not searched.
 
     Raises:
         ConfigError: a bad case file, or none found.
@@ -46,9 +46,7 @@ def read_cases(source: Path, skip: Sequence[Path] = ()) -> list[tuple[Path, Case
     if not source.is_dir():
         return load_cases(source)
     skipped = [p.resolve() for p in skip]
-    files = [f for f in sorted(source.rglob("*.yaml"))
-             if not any(part.startswith(".") or part == "cassettes" for part in f.relative_to(source).parts[:-1])
-             and not any(f.resolve().is_relative_to(p) for p in skipped)]
+    files = [f for f in case_files(source) if not any(f.resolve().is_relative_to(p) for p in skipped)]
     if not files:
         raise ConfigError(f"{source}: no case files (*.yaml) found; point `assessor eval` at the evals/ folder")
     return [item for file in files for item in load_cases(file)]
