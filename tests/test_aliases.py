@@ -69,6 +69,56 @@ def test_no_key_is_listed_twice():
         ("format_reward_avg", "reward_component/format_mean", "train"),
         ("entropy_avg", "entropy", "train"),
         ("eval_acc", "accuracy", "eval"),
+        # TRL RLOO before v0.22 and PPOTrainer: the update-time entropy, the legacy PPO's prompt lengths/timers
+        ("policy/entropy_avg", "entropy", "train"),
+        ("loss/value_avg", "value_loss", "train"),
+        ("val/clipfrac_avg", "value_clip_ratio", "train"),
+        ("tokens/queries_len_mean", "prompt_length_mean", "train"),
+        ("tokens/responses_len_mean", "response_length_mean", "train"),
+        ("time/ppo/compute_advantages", "time_advantage_s", "train"),
+        ("env/reward_std", "reward_std", "train"),
+        # TRL online DPO and KTO: the same preference keys, plus KTO's KL estimate
+        ("objective/scores", "reward_mean", "train"),
+        ("train/rewards/margins", "pref_margin", "train"),
+        ("eval_rewards/chosen", "pref_reward_chosen", "eval"),
+        ("kl", "kl", "train"),
+        # verl critic (PPO/GAE)
+        ("critic/vf_loss", "value_loss", "train"),
+        ("critic/vf_explained_var", "value_explained_var", "train"),
+        ("critic/values/mean", "value_mean", "train"),
+        ("critic/grad_norm", "critic_grad_norm", "train"),
+        ("actor/reward_kl_penalty_coeff", "kl_coef", "train"),
+        # OpenRLHF status keys under train/ and eval/ (TensorBoard, W&B), critic included
+        ("train/reward", "reward_mean", "train"),
+        ("train/return", "reward_shaped_mean", "train"),
+        ("train/response_length", "response_length_mean", "train"),
+        ("train/truncated", "response_length_clip_ratio", "train"),
+        ("train/rollout/truncated_rate", "response_length_clip_ratio", "train"),
+        ("train/group_reward_std", "reward_group_std_mean", "train"),
+        ("train/entropy_loss", "entropy", "train"),
+        ("train/ppo_kl", "policy_shift_kl", "train"),
+        ("train/vllm_kl", "train_infer_mismatch", "train"),
+        ("train/critic_loss", "value_loss", "train"),
+        ("train/values", "value_mean", "train"),
+        ("train/actor_grad_norm", "grad_norm", "train"),
+        ("train/timing/step_total", "time_step_s", "train"),
+        ("eval/eval_gsm8k_response_length_mean", "response_length_mean", "eval"),
+        ("train/chosen_reward", "pref_reward_chosen", "train"),
+        ("train/acc", "pref_accuracy", "train"),
+        # NeMo-RL rollout statistics
+        ("train/mean_gen_tokens_per_sample", "response_length_mean", "train"),
+        ("train/max_gen_tokens_per_sample", "response_length_max", "train"),
+        ("train/truncation_rate", "response_length_clip_ratio", "train"),
+        ("train/token_mult_prob_error", "train_infer_mismatch", "train"),
+        ("validation/avg_length", "response_length_mean", "eval"),
+        ("validation/pass_k", "pass_at_k", "eval"),
+        # reasoning-from-scratch 7_5 and later
+        ("kl_loss", "kl", "train"),
+        ("policy_ratio", "importance_ratio_mean", "train"),
+        ("adv_std", "advantage_std", "train"),
+        # a canonical name logged as it is
+        ("reward_mean", "reward_mean", "train"),
+        ("response_length_clip_ratio", "response_length_clip_ratio", "train"),
     ],
 )
 def test_framework_keys_map_to_canonical_names(key, metric, split):
@@ -100,3 +150,18 @@ def test_unknown_keys_pass_through_under_their_own_name():
     assert (resolved.metric, resolved.split, resolved.known) == ("my_custom/thing", "train", False)
     assert resolve("eval_my_custom").metric == "my_custom"  # type: ignore[union-attr]
     assert resolve("eval_my_custom").split == "eval"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        # listed framework keys we keep under their own names: never guessed at
+        "beta", "kl_coef", "entropy_coef", "num_input_tokens_seen", "train/filtered_reward", "eval_num_samples",
+        "train/probs_ratio_clamped", "vespo/phi_seq_mean", "time/ppo/forward_pass", "objective/scores_margin",
+        "count/chosen", "rollout/num_samples",
+    ],
+)
+def test_listed_passthrough_keys_are_known_and_not_guessed(key):
+    resolved = resolve(key)
+    assert resolved is not None
+    assert resolved.known and resolved.own_name is None

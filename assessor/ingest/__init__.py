@@ -253,16 +253,17 @@ def _facts(found: Discovery, datas: list[SourceData], metrics: pd.DataFrame) -> 
     if interval is not None:
         chosen["logging_interval"] = interval
         provenance["logging_interval"] = "measured: median gap between logged training steps"
+    # Framework first: which keys an algorithm leaves depends on the framework that logged them.
+    if "framework" not in chosen or chosen["framework"] == "hf":
+        framework = _infer_framework(metrics)
+        if framework:
+            chosen["framework"] = framework
+            provenance["framework"] = "inferred from the metric keys"
     if "algorithm" not in chosen:
         algorithm = _infer_algorithm(metrics, chosen.get("framework"))
         if algorithm:
             chosen["algorithm"] = algorithm
             provenance["algorithm"] = "inferred from the logged metrics"
-    if "framework" not in chosen:
-        framework = _infer_framework(metrics)
-        if framework:
-            chosen["framework"] = framework
-            provenance["framework"] = "inferred from the metric keys"
     return RunFacts(**chosen, provenance=provenance)
 
 
@@ -277,14 +278,47 @@ def _measured_interval(metrics: pd.DataFrame) -> int | None:
     return int(np.median(np.diff(steps)))
 
 
+def _raw_keys(metrics: pd.DataFrame) -> set[str]:
+    """The keys as the framework wrote them, without the `train/` that TensorBoard and W&B copies add."""
+    keys = {str(k) for k in metrics["source_key"].cat.categories}
+    return {k[len("train/"):] if k.startswith("train/") else k for k in keys}
+
+
+# TRL's PPO-style trainers (PPOTrainer, RLOOTrainer before v0.22, online DPO): `objective/*`, `policy/*`, and the
+# legacy (<= v0.11) PPOTrainer's `ppo/*`, `env/*`.
+_TRL_PPO_STYLE = ("objective/", "policy/approxkl_avg", "policy/clipfrac_avg", "loss/policy_avg", "ppo/", "env/reward")
+# Status keys only OpenRLHF writes (reference section 1.6); a run needs several of them, since a script of one's
+# own may well log a `return` or a `truncated`.
+_OPENRLHF_KEYS = frozenset({
+    "actor_lr", "actor_grad_norm", "critic_lr", "critic_grad_norm", "critic_loss", "ppo_clip_ratio", "ppo_kl",
+    "vllm_kl", "group_reward_std", "return", "total_length", "truncated", "response_length", "ptx_loss",
+    "logprobs_diff", "dynamic_filtering_pass_rate", "timing/make_experience", "timing/ppo_train",
+    "timing/step_total", "timing/broadcast", "rollout/truncated_rate", "chosen_reward", "reject_reward",
+})
+# NeMo-RL's GRPO keys (reference section 1.7), held to the same standard.
+_NEMO_RL_KEYS = frozenset({
+    "token_mult_prob_error", "approx_entropy", "kl_penalty", "mean_gen_tokens_per_sample", "gen_kl_error",
+    "probs_ratio_clamped", "natural_termination_rate", "global_valid_toks", "timing/train/total_step_time",
+    "baseline_reward/pct_0",
+})
+_SEVERAL = 3
+
+
 def _infer_algorithm(metrics: pd.DataFrame, framework: str | None) -> str | None:
+    """The algorithm from the logged metrics, for runs whose config does not name it."""
     names = {str(name) for name in metrics["metric"].cat.categories}
     if names & {"pref_margin", "pref_reward_chosen", "pref_accuracy"}:
         return "dpo"
     if names & {"value_loss", "value_mean", "value_explained_var"}:
         return "ppo"
-    if "num_gen_batches" in names:
+    if names & {"num_gen_batches", "dynamic_filtering_pass_rate"}:  # dynamic sampling: DAPO
         return "dapo"
+    keys = _raw_keys(metrics)
+    if framework == "trl" and any(k.startswith(("objective/", "policy/")) for k in keys):
+        # PPO-style TRL keys without a value head (PPO's was caught above): RLOOTrainer before v0.22.
+        return "rloo"
+    if framework == "openrlhf":
+        return None  # its GRPO, REINFORCE++ and RLOO log the same keys; only `--advantage_estimator` tells
     if "reward_mean" in names and (
         names & {"reward_zero_std_frac", "reward_std", "advantage_std"} or framework in ("trl", "verl")
     ):
@@ -293,11 +327,18 @@ def _infer_algorithm(metrics: pd.DataFrame, framework: str | None) -> str | None
 
 
 def _infer_framework(metrics: pd.DataFrame) -> str | None:
-    keys = {str(k) for k in metrics["source_key"].cat.categories}
+    """The framework from the metric keys, for runs whose readers and configs do not say."""
+    keys = _raw_keys(metrics)
     if any(k.startswith(("critic/", "actor/", "timing_s/", "val-core/")) for k in keys):
         return "verl"
-    if any(k.startswith(("completions/", "rewards/", "train/rewards/")) or k == "frac_reward_zero_std" for k in keys):
+    if any(k.startswith(("completions/", "rewards/")) or k == "frac_reward_zero_std" for k in keys):
         return "trl"
+    if any(k.startswith(_TRL_PPO_STYLE) for k in keys):
+        return "trl"
+    if len(keys & _OPENRLHF_KEYS) >= _SEVERAL:
+        return "openrlhf"
+    if len(keys & _NEMO_RL_KEYS) >= _SEVERAL or any(k.startswith("timing/train/") for k in keys):
+        return "nemo_rl"
     return None
 
 

@@ -2,7 +2,10 @@
 
 Every reader hands us the keys exactly as the framework wrote them; `resolve` turns one key into a
 canonical metric name, a split (train or eval) and a unit conversion. Keys we do not know pass through
-under their own name (minus a `train/` prefix, so TensorBoard and JSON copies of one key still meet).
+under their own name (minus a `train/` prefix, so TensorBoard and JSON copies of one key still meet),
+unless their words clearly name a metric we diagnose (`guess.guess_metric`: `avg_reward`, `mean_len`); such a
+guess is marked (`Resolved.own_name`) so `normalize` can drop it when a listed key says the same and report it
+otherwise.
 
 Sources for the names: `../shared/reference/metrics-and-formats.md` (TRL, verl, OpenRLHF, NeMo-RL, the
 reasoning-from-scratch CSVs), checked against each framework's source.
@@ -13,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Literal
+
+from assessor.ingest.guess import STAT_WORDS, guess_metric
 
 Split = Literal["train", "eval"]
 
@@ -48,7 +53,7 @@ CANONICAL: dict[str, tuple[str, ...]] = {
     "policy_shift_kl": ("policy/approxkl_avg", "ppo/policy/approxkl", "actor/ppo_kl", "ppo_kl"),
     "entropy": (
         "entropy", "objective/entropy", "actor/entropy", "actor/entropy_loss", "entropy_loss",
-        "approx_entropy", "entropy_avg", "ppo/policy/entropy",
+        "approx_entropy", "entropy_avg", "ppo/policy/entropy", "policy/entropy_avg",
     ),
     "clip_ratio_region": (
         "clip_ratio/region_mean", "clip_ratio", "policy/clipfrac_avg", "ppo/policy/clipfrac",
@@ -89,7 +94,7 @@ CANONICAL: dict[str, tuple[str, ...]] = {
     "response_length_terminated_mean": ("completions/mean_terminated_length",),
     "response_length_terminated_min": ("completions/min_terminated_length",),
     "response_length_terminated_max": ("completions/max_terminated_length",),
-    "prompt_length_mean": ("prompt_length/mean", "mean_prompt_length"),
+    "prompt_length_mean": ("prompt_length/mean", "mean_prompt_length", "tokens/queries_len_mean"),
     "natural_termination_rate": ("natural_termination_rate",),
     # --- tokens, throughput, phases
     "tokens_total": ("num_tokens",),
@@ -110,7 +115,9 @@ CANONICAL: dict[str, tuple[str, ...]] = {
     "time_ref_logprob_s": ("timing_s/ref", "timing/ref", "timing/train/policy_and_reference_logprobs"),
     "time_old_logprob_s": ("timing_s/old_log_prob", "timing/old_log_prob"),
     "time_values_s": ("timing_s/values", "timing/values"),
-    "time_advantage_s": ("timing_s/adv", "timing/adv", "timing/train/advantage_calculation"),
+    "time_advantage_s": (
+        "timing_s/adv", "timing/adv", "timing/train/advantage_calculation", "time/ppo/compute_advantages",
+    ),
     "time_reward_s": (
         "timing_s/reward", "timing/reward", "timing/train/reward_calculation", "time/ppo/compute_rewards",
     ),
@@ -154,11 +161,23 @@ KNOWN_PASSTHROUGH_PREFIXES: tuple[str, ...] = (
     "val-aux/", "val-core/", "objective/", "policy/", "loss/", "val/", "tokens/", "env/", "ppo/",
     "rollout/", "tools/", "response_length_non_aborted/", "response/", "training/", "variance_proxy/",
     "rollout_corr/", "performance/", "baseline_reward/", "num_turns/", "tool_call_counts/",
+    "time/", "vespo/", "moe/", "mtp/", "count/", "ray/",
 )
 KNOWN_PASSTHROUGH: frozenset[str] = frozenset({
     "runtime", "samples_per_second", "steps_per_second", "entropy_coef", "aux_loss", "nll_loss",
     "cispo_clip_ratio", "policy_ratio", "kl_coef", "total_length", "ptx_loss", "logprobs_diff",
     "loss_mean", "acc_mean", "generated_samples",
+    # HF Trainer and TRL (`beta` is online DPO's logged coefficient, never a KL value)
+    "num_input_tokens_seen", "beta",
+    # OpenRLHF (`eval_num_samples` once the eval prefix is off)
+    "num_samples",
+    # NeMo-RL GRPO and DPO
+    "filtered_reward", "wd", "probs_ratio_clamped", "probs_ratio_min", "probs_ratio_max",
+    "probs_ratio_clamped_min", "probs_ratio_clamped_max", "policy_kl_error", "js_divergence_error",
+    "sampling_importance_ratio", "global_valid_seqs", "global_valid_toks", "num_valid_samples",
+    "mean_total_tokens_per_sample", "avg_turns_per_sample", "max_turns_per_sample", "mean_env_tokens_per_sample",
+    "max_seq_mult_prob_error", "mean_seq_mult_prob_error", "min_seq_mult_prob_error", "num_masked_seqs",
+    "masked_correct_pct", "draft_grad_norm", "sft_loss", "preference_loss",
 })
 
 # Values logged as percentages (0-100) that we keep as fractions.
@@ -170,6 +189,9 @@ for _canonical, _keys in CANONICAL.items():
         if _key in _ALIASES:  # pragma: no cover - guarded by a test as well
             raise ValueError(f"alias {_key!r} is listed for both {_ALIASES[_key]!r} and {_canonical!r}")
         _ALIASES[_key] = _canonical
+# A key that already is a canonical name means that metric (a script may log `reward_mean` directly).
+for _canonical in CANONICAL:
+    _ALIASES.setdefault(_canonical, _canonical)
 
 _SCALE_SUFFIX = re.compile(r"^(?P<base>.+)\((?P<scale>[0-9.]+e[-+]?\d+)\)$")
 _REWARD_FN = re.compile(r"^rewards/(?P<fn>.+?)(?:/(?P<stat>mean|std))?$")
@@ -190,7 +212,9 @@ class Resolved:
         split: "train" or "eval".
         scale: multiply raw values by this (verl's `actor/lr(1e-4)` prints lr in units of 1e-4).
         percent: values may be percentages; the loader divides by 100 when any value exceeds 1.
-        known: False when the key is not in our table and passes through under its own name.
+        known: False when the key is not in our table (it passes through under its own name, or was guessed).
+        own_name: set when `metric` was guessed from the key's words: the name the key keeps when the guess
+            is not used (see `normalize.settle_guesses`).
     """
 
     metric: str
@@ -198,15 +222,18 @@ class Resolved:
     scale: float = 1.0
     percent: bool = False
     known: bool = True
+    own_name: str | None = None
 
 
 def resolve(key: str) -> Resolved | None:
     """Map one raw metric key to its canonical meaning; None for counters and run summaries.
 
-    >>> resolve("train/rewards/accuracy_reward/mean")
-    Resolved(metric='reward_component/accuracy_reward_mean', split='train', scale=1.0, percent=False, known=True)
+    >>> resolve("train/rewards/accuracy_reward/mean")  # doctest: +ELLIPSIS
+    Resolved(metric='reward_component/accuracy_reward_mean', split='train', scale=1.0, percent=False, known=True, ...)
     >>> resolve("eval_reward").metric, resolve("eval_reward").split
     ('reward_mean', 'eval')
+    >>> resolve("train/avg_reward").metric, resolve("train/avg_reward").own_name
+    ('reward_mean', 'avg_reward')
     """
     k = key.strip()
     scale = 1.0
@@ -248,13 +275,18 @@ def resolve(key: str) -> Resolved | None:
             split = "eval"
         return Resolved(canonical, split, scale, percent=k in PERCENT_IF_ABOVE_ONE)
     fn_match = _REWARD_FN.match(k)
-    if fn_match:
+    if fn_match and fn_match["fn"] not in STAT_WORDS:  # `rewards/mean` is the total reward: left to the guess
         stat = fn_match["stat"] or "mean"
         return Resolved(f"reward_component/{fn_match['fn']}_{stat}", split, scale)
     if k.endswith("_reward_avg"):  # reasoning-from-scratch: format_reward_avg
         return Resolved(f"reward_component/{k[: -len('_reward_avg')]}_mean", split, scale)
-    known = k in KNOWN_PASSTHROUGH or k.startswith(KNOWN_PASSTHROUGH_PREFIXES)
-    return Resolved(k, split, scale, known=known)
+    # `rewards/mean` reaches here (not a reward function): it is for the guess, despite its known prefix.
+    if k in KNOWN_PASSTHROUGH or (k.startswith(KNOWN_PASSTHROUGH_PREFIXES) and not fn_match):
+        return Resolved(k, split, scale)
+    guess = guess_metric(k)
+    if guess is not None:
+        return Resolved(guess.metric, split, scale, percent=guess.percent, known=False, own_name=k)
+    return Resolved(k, split, scale, known=False)
 
 
 def _verl_validation(key: str, scale: float) -> Resolved:

@@ -21,7 +21,10 @@ Fact = tuple[Any, str]
 
 # fact -> dotted config paths, most specific first
 _PATHS: dict[str, tuple[str, ...]] = {
-    "beta": ("beta", "init_kl_coef", "actor_rollout_ref.actor.kl_loss_coef", "algorithm.kl_ctrl.kl_coef"),
+    "beta": (
+        "beta", "init_kl_coef", "algo.kl.init_coef", "actor_rollout_ref.actor.kl_loss_coef",
+        "algorithm.kl_ctrl.kl_coef",
+    ),
     "num_generations": (
         "num_generations", "actor_rollout_ref.rollout.n", "n_samples_per_prompt", "rollout.n_samples_per_prompt",
         "num_generations_per_prompt", "rloo_k", "num_sample_generations_per_prompt",
@@ -36,15 +39,29 @@ _PATHS: dict[str, tuple[str, ...]] = {
     "loss_type": ("loss_type", "actor_rollout_ref.actor.loss_agg_mode"),
     "model": ("model_name_or_path", "actor_rollout_ref.model.path", "pretrain", "policy.model_name", "_name_or_path",
               "base_model_name_or_path"),
-    "algorithm": ("algorithm.adv_estimator", "advantage_estimator", "adv_estimator"),
+    # verl; OpenRLHF before and after its flags moved to dotted groups (0.10.2)
+    "algorithm": ("algorithm.adv_estimator", "advantage_estimator", "algo.advantage.estimator", "adv_estimator"),
     "vocab_size": ("vocab_size",),
 }
 
 _ESTIMATOR_TO_ALGORITHM = {
     "gae": "ppo", "grpo": "grpo", "rloo": "rloo", "reinforce_plus_plus": "reinforce++",
     "reinforce_plus_plus_baseline": "reinforce++", "remax": "remax", "dapo": "dapo", "drgrpo": "grpo",
-    "group_norm": "grpo", "reinforce": "reinforce++",
+    "group_norm": "grpo", "reinforce": "reinforce++", "reinforce_baseline": "reinforce++", "dr_grpo": "grpo",
+    "grpo_vectorized": "grpo", "grpo_passk": "grpo", "rloo_vectorized": "rloo",
 }
+
+# Dynamic sampling switches (verl's DAPO recipe; OpenRLHF before and after 0.10.2): with a GRPO estimator, DAPO.
+_DYNAMIC_SAMPLING = ("algorithm.filter_groups.enable", "dynamic_filtering", "algo.dynamic_filtering_enable")
+# TRL configs name no estimator; fields only one trainer's config has tell which trainer wrote it.
+# RLOOConfig before v0.22 has `rloo_k`; from v0.22 (GRPO-style) `normalize_advantages` and `reward_clip_range`,
+# which GRPOConfig lacks (it has `scale_rewards`). PPOConfig (every version) configures a value head: `vf_coef`,
+# `cliprange_value`.
+_TRL_SIGNATURES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("rloo", ("rloo_k",), ()),
+    ("rloo", ("normalize_advantages", "reward_clip_range"), ("scale_rewards",)),
+    ("ppo", ("vf_coef", "cliprange_value"), ()),
+)
 
 CONFIG_FILE_NAMES = (
     "training_args.json", "args.json", "config.yaml", "config.yml", "run_config.json", "grpo_config.json",
@@ -93,7 +110,48 @@ def facts_from_flat_config(flat: Mapping[str, Any], origin: str) -> dict[str, Fa
                 continue
             found[fact] = (value, f"{origin}: {match}")
             break
+    found.update(_framework_by_signature(flat, origin))
+    found.update(_algorithm_by_signature(flat, found, origin))
     return found
+
+
+def _find(flat: Mapping[str, Any], path: str) -> str | None:
+    """The config key that is `path` or ends with it at a dotted boundary."""
+    return next((k for k in flat if k == path or k.endswith("." + path)), None)
+
+
+def _algorithm_by_signature(flat: Mapping[str, Any], found: Mapping[str, Fact], origin: str) -> dict[str, Fact]:
+    """The algorithm when no estimator names it well: DAPO from dynamic sampling, TRL trainers from their fields.
+
+    >>> _algorithm_by_signature({"rloo_k": 4}, {}, "args.json")["algorithm"]
+    ('rloo', 'args.json: rloo_k (TRL RLOOConfig)')
+    """
+    algorithm = found.get("algorithm")
+    if algorithm is None or algorithm[0] == "grpo":
+        for path in _DYNAMIC_SAMPLING:
+            key = _find(flat, path)
+            if key is not None and str(flat[key]).lower() in ("true", "1"):
+                why = f"{origin}: {key}" + (f" with {algorithm[1].split(': ', 1)[-1]}" if algorithm else "")
+                return {"algorithm": ("dapo", why)}
+    if algorithm is not None:
+        return {}
+    for name, needed, absent in _TRL_SIGNATURES:
+        keys = [_find(flat, path) for path in needed]
+        if all(keys) and not any(_find(flat, path) for path in absent):
+            trainer = "RLOOConfig" if name == "rloo" else "PPOConfig"
+            where = f"{origin}: {', '.join(str(k) for k in keys)} (TRL {trainer})"
+            return {"algorithm": (name, where), "framework": ("trl", where)}
+    return {}
+
+
+def _framework_by_signature(flat: Mapping[str, Any], origin: str) -> dict[str, Fact]:
+    """The framework, when the config's own names give it away (verl's groups, OpenRLHF's estimator flag)."""
+    if any(k.startswith("actor_rollout_ref.") for k in flat):
+        return {"framework": ("verl", f"{origin}: verl config groups (actor_rollout_ref.*)")}
+    key = _find(flat, "advantage_estimator") or _find(flat, "algo.advantage.estimator")
+    if key is not None:
+        return {"framework": ("openrlhf", f"{origin}: {key} (an OpenRLHF flag)")}
+    return {}
 
 
 def _truthy(flat: Mapping[str, Any], suffix: str) -> bool:

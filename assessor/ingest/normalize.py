@@ -7,12 +7,14 @@ Done once for every format, so each reader stays a plain parser:
    step, which loses nothing);
 3. move NaN/inf/null values out of the table into a count (`Run.nonfinite`);
 4. settle collisions (two keys of one file meaning the same thing) and, across files, pick for each
-   metric the source that covers it furthest.
+   metric the source that covers it furthest;
+5. keep or drop the canonical names guessed from unlisted keys' words (`settle_guesses`): a listed key always
+   wins, and every guess kept is reported.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -30,7 +32,10 @@ FORMAT_PRIORITY = {
 
 @dataclass
 class Piece:
-    """All finite values of one metric/split from one source, sorted by step, one value per step."""
+    """All finite values of one metric/split from one source, sorted by step, one value per step.
+
+    `own_name` is set when `metric` was guessed from the key's words (`aliases.Resolved.own_name`).
+    """
 
     metric: str
     split: str
@@ -40,6 +45,7 @@ class Piece:
     steps: np.ndarray
     values: np.ndarray
     wall_time: np.ndarray
+    own_name: str | None = None
 
     @property
     def last_step(self) -> int:
@@ -107,6 +113,7 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
     superseded_total = 0
     repeated_total = 0
     by_target: dict[tuple[str, str], list[Piece]] = {}
+    guessed: list[Piece] = []
     unknown: list[str] = []
     for start, end in zip(starts, ends, strict=True):
         key = categories[key_codes[start]]
@@ -145,9 +152,12 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
         if resolved.percent and len(values) and float(np.max(np.abs(values))) > 1.0:
             values = values / 100.0
             out.notes.append(f"{key} is logged in percent; divided by 100 to give a fraction")
+        piece = Piece(resolved.metric, split, key, rel_path, data.format, steps, values, times, resolved.own_name)
+        if resolved.own_name is not None:
+            guessed.append(piece)  # settled against every source's listed keys in `merge_pieces`
+            continue
         if not resolved.known:
             unknown.append(key)
-        piece = Piece(resolved.metric, split, key, rel_path, data.format, steps, values, times)
         by_target.setdefault((resolved.metric, split), []).append(piece)
 
     for (metric, split), pieces in by_target.items():
@@ -165,6 +175,7 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
             f"{', '.join(repr(p.source_key) for p in pieces)} all map to {metric!r} ({split}); "
             f"{winner.source_key!r} is used, the others keep their own names"
         )
+    out.pieces.extend(guessed)
     if superseded_total:
         out.warnings.append(
             f"{rel_path}: steps go backwards (the run was resumed or restarted); kept the newest record of "
@@ -196,22 +207,23 @@ def _conflicting_repeats(values: np.ndarray, last_of_run: np.ndarray) -> int:
 def merge_pieces(sources: list[NormalizedSource]) -> tuple[pd.DataFrame, list[str]]:
     """The canonical metrics table: for each metric/split, the source that covers it furthest.
 
-    Returns the table and one note per metric that several sources logged.
+    Returns the table and the notes to show the user: one per metric that several sources logged, and one
+    per canonical name guessed from a key's words (see `settle_guesses`).
     """
+    pieces, guess_notes = settle_guesses([piece for source in sources for piece in source.pieces])
     chosen: dict[tuple[str, str], Piece] = {}
     others: dict[tuple[str, str], list[Piece]] = {}
-    for source in sources:
-        for piece in source.pieces:
-            if not len(piece.steps):
-                continue
-            target = (piece.metric, piece.split)
-            current = chosen.get(target)
-            if current is None or _rank(piece) < _rank(current):
-                if current is not None:
-                    others.setdefault(target, []).append(current)
-                chosen[target] = piece
-            else:
-                others.setdefault(target, []).append(piece)
+    for piece in pieces:
+        if not len(piece.steps):
+            continue
+        target = (piece.metric, piece.split)
+        current = chosen.get(target)
+        if current is None or _rank(piece) < _rank(current):
+            if current is not None:
+                others.setdefault(target, []).append(current)
+            chosen[target] = piece
+        else:
+            others.setdefault(target, []).append(piece)
     # One note per (chosen source, other sources) pair rather than one per metric.
     grouped: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     reach: dict[str, int] = {}
@@ -230,7 +242,65 @@ def merge_pieces(sources: list[NormalizedSource]) -> tuple[pd.DataFrame, list[st
             f"{len(metrics)} metrics ({shown}) are also in {behind}; used {winner_source} "
             f"(to step {reach[winner_source]}), which reaches furthest"
         )
-    return _assemble(list(chosen.values())), notes
+    return _assemble(list(chosen.values())), guess_notes + notes
+
+
+def settle_guesses(pieces: list[Piece]) -> tuple[list[Piece], list[str]]:
+    """Keep or drop each canonical name guessed from an unlisted key's words; say what was done.
+
+    A guess is dropped (the key keeps its own name) when a listed key in any source already supplies that
+    metric, since explicit always wins, or when two different keys guess the same metric, since we cannot
+    tell which is meant. Every guess kept is reported, so a wrong one can be seen and fixed. The pieces
+    are never changed in place (`IngestCache` keeps them between checks of a live run).
+
+    Args:
+        pieces: every source's pieces; guessed ones carry `own_name`.
+
+    Returns:
+        The pieces with every guess settled (no `own_name` left), and one note per guessed metric.
+    """
+    listed: dict[tuple[str, str], str] = {}
+    guesses: dict[tuple[str, str], list[Piece]] = {}
+    for piece in pieces:
+        target = (piece.metric, piece.split)
+        if piece.own_name is not None:
+            guesses.setdefault(target, []).append(piece)
+        elif len(piece.steps):
+            listed.setdefault(target, piece.source_key)
+    notes: list[str] = []
+    kept: dict[str, list[str]] = {}
+    dropped: set[int] = set()
+    for (metric, split), group in sorted(guesses.items()):
+        names = sorted({p.own_name for p in group if p.own_name is not None})
+        keys = ", ".join(f"`{name}`" for name in names)
+        where = ", ".join(sorted({p.source for p in group}))
+        label = metric if split == "train" else f"{metric} ({split})"
+        if not any(len(p.steps) for p in group):
+            continue  # nothing but NaN: nothing lands in the table under either name
+        if (metric, split) in listed:
+            dropped.update(id(p) for p in group)
+            notes.append(
+                f"{where}: {keys} looks like {label}, but `{listed[(metric, split)]}` already logs it; "
+                f"kept {keys} under its own name"
+            )
+        elif len(names) > 1:
+            dropped.update(id(p) for p in group)
+            notes.append(
+                f"{where}: {keys} all look like {label}; cannot tell which is meant, so each keeps its own name"
+            )
+        else:
+            kept.setdefault(where, []).append(f"{keys} to {label}")
+    notes.extend(  # one line per source: a plain script's log often has several guessed keys
+        f"{where}: mapped {', '.join(mapped)} by name (not in our alias table); rename the keys or add aliases if "
+        "any is wrong"
+        for where, mapped in kept.items()
+    )
+    settled = [
+        replace(p, metric=p.own_name, own_name=None) if id(p) in dropped and p.own_name is not None
+        else replace(p, own_name=None) if p.own_name is not None else p
+        for p in pieces
+    ]
+    return settled, notes
 
 
 def _rank(piece: Piece) -> tuple[int, int, int]:

@@ -19,7 +19,11 @@ _SUMMARY_KEYS = frozenset({
     "train_runtime", "train_samples_per_second", "train_steps_per_second", "total_flos", "train_loss",
 })
 # Keys only TRL's RL trainers log; plain HF Trainer runs have loss/grad_norm/learning_rate only.
-_TRL_HINTS = ("reward", "rewards/", "completions/", "completion_length", "kl", "frac_reward_zero_std", "logps/")
+# Keys only TRL trainers add to the HF log: GRPO/RLOO/DPO, and the PPO-style trainers (PPO, RLOO < v0.22).
+_TRL_HINTS = (
+    "reward", "rewards/", "completions/", "completion_length", "kl", "frac_reward_zero_std", "logps/", "objective/",
+    "policy/approxkl_avg", "policy/clipfrac_avg", "loss/policy_avg",
+)
 _CHUNK = 1 << 22
 _SEPARATORS = re.compile(r"[\s,]*")
 

@@ -1,0 +1,203 @@
+"""Canonical names for metric keys nobody listed, read from the words in the key.
+
+The alias table (`aliases.CANONICAL`) is the source of truth. This runs only for keys it does not know, so
+that a plain training script's `avg_reward`, `mean_len` or `kl_div` still reaches the diagnosis, which reads
+canonical names only. It is narrow on purpose, because a wrong mapping is worse than none:
+
+* every word of the key must be explained by one rule (its stem, an allowed statistic, or a word that only
+  says where the number was measured, like `train` or `batch`). So `reward_model_loss`, `length_penalty`,
+  `kl_coef` or `f1_score` map to nothing: `model`, `loss`, `penalty`, `coef` and `f1` are unexplained;
+* exactly one rule may match;
+* `max`/`min` count as statistics only after the stem (`response_length_max`): before it they read like a
+  cap or a bound (`max_len`, `min_reward`);
+* a statistic with no canonical name of its own (`entropy_std`) maps to nothing, never to the mean.
+
+`normalize.settle_guesses` then drops a guess whenever a listed key of the run already supplies the metric,
+or when two different keys guess the same one, and reports every guess it keeps.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[^a-z0-9]+")
+
+MEAN = frozenset({"mean", "avg", "average"})
+STD = frozenset({"std", "stddev", "stdev"})
+MAX = frozenset({"max", "maximum"})
+MIN = frozenset({"min", "minimum"})
+STAT_WORDS = MEAN | STD | MAX | MIN
+# Words that say where a number was measured, not what it is.
+WHERE = frozenset({"train", "training", "batch", "step", "rollout", "rollouts"})
+
+LENGTH = frozenset({"len", "length", "lengths"})
+RESPONSE = frozenset({
+    "response", "responses", "completion", "completions", "gen", "generation", "generated", "output", "outputs",
+    "answer", "answers",
+})
+RATIO = frozenset({"frac", "fraction", "ratio", "rate", "pct", "percent"})
+PERCENT = frozenset({"pct", "percent"})
+
+
+@dataclass(frozen=True)
+class Guess:
+    """A canonical name read from a key's words.
+
+    Attributes:
+        metric: the canonical name.
+        rule: which rule matched, for the note the user sees.
+        percent: values may be percentages (`truncated_pct`); the loader divides by 100 when any exceeds 1.
+    """
+
+    metric: str
+    rule: str
+    percent: bool = False
+
+
+def words(key: str) -> list[str]:
+    """The lower-case words of a key, split on `/ _ . -`, spaces and camelCase.
+
+    >>> words("train/avgResponse-len.mean")
+    ['train', 'avg', 'response', 'len', 'mean']
+    """
+    return [w for w in _SEPARATORS.split(_CAMEL.sub("_", key).lower()) if w]
+
+
+def guess_metric(key: str) -> Guess | None:
+    """The canonical name a key's words point to, or None when no rule, or more than one, explains the key.
+
+    Args:
+        key: the raw key with any `train/`, `eval/` or `eval_` prefix already removed.
+
+    >>> guess_metric("mean_len").metric
+    'response_length_mean'
+    >>> guess_metric("kl_coef") is None
+    True
+    """
+    found = [g for g in (_reward_component(key), *(rule(words(key)) for rule in _RULES)) if g is not None]
+    return found[0] if len(found) == 1 else None
+
+
+# --- the rules: each takes the key's words and returns a Guess or None
+
+
+def _split_stat(tokens: list[str], stems: frozenset[str]) -> tuple[str | None, list[str]] | None:
+    """The key's one statistic ("mean", "std", "max", "min" or None) and its remaining words.
+
+    None when the key has two statistics, or a `max`/`min` that comes before the stem (a cap, not a statistic).
+    """
+    stats = [(i, w) for i, w in enumerate(tokens) if w in STAT_WORDS]
+    if len(stats) > 1:
+        return None
+    rest = [w for w in tokens if w not in STAT_WORDS]
+    if not stats:
+        return None, rest
+    index, word = stats[0]
+    stat = "mean" if word in MEAN else "std" if word in STD else "max" if word in MAX else "min"
+    if stat in ("max", "min"):
+        first_stem = next((i for i, w in enumerate(tokens) if w in stems), len(tokens))
+        if index < first_stem:
+            return None
+    return stat, rest
+
+
+def _reward(tokens: list[str]) -> Guess | None:
+    stems = frozenset({"reward", "rewards", "score", "scores"})
+    # `return(s)` is left out on purpose: in PPO logs returns are value targets (`returns_mean`), not rewards.
+    split = _split_stat(tokens, stems)
+    if split is None:
+        return None
+    stat, rest = split
+    if not set(rest) & stems or not set(rest) <= stems | WHERE | {"episode", "env"}:
+        return None
+    return Guess(f"reward_{stat or 'mean'}", "reward words")
+
+
+def _response_length(tokens: list[str]) -> Guess | None:
+    split = _split_stat(tokens, LENGTH)
+    if split is None:
+        return None
+    stat, rest = split
+    if not set(rest) & LENGTH or not set(rest) <= LENGTH | RESPONSE | WHERE:
+        return None
+    has_context = bool(set(rest) & RESPONSE)
+    if stat in (None, "mean"):
+        # A bare `len` says nothing about what was measured; `mean_len` is a per-sample mean, i.e. a response.
+        return Guess("response_length_mean", "length words") if has_context or stat == "mean" else None
+    if stat in ("max", "min") and has_context:
+        return Guess(f"response_length_{stat}", "length words")
+    return None  # no canonical response_length_std
+
+
+def _prompt_length(tokens: list[str]) -> Guess | None:
+    split = _split_stat(tokens, LENGTH)
+    if split is None or split[0] not in (None, "mean"):
+        return None
+    rest = set(split[1])
+    prompt = {"prompt", "prompts", "query", "queries"}
+    if rest & LENGTH and rest & prompt and rest <= LENGTH | prompt | WHERE:
+        return Guess("prompt_length_mean", "length words")
+    return None
+
+
+def _truncation(tokens: list[str]) -> Guess | None:
+    present = set(tokens)
+    truncated = {"truncated", "truncation", "trunc"}
+    clipped = {"clip", "clipped"}
+    if present & truncated:
+        # `truncated` is about length by itself; a count (`num_truncated`) is not a fraction, so ask for a
+        # ratio or mean word.
+        allowed = truncated | RATIO | MEAN | LENGTH | RESPONSE | WHERE
+        if not present & (RATIO | MEAN) or not present <= allowed:
+            return None
+    elif present & clipped:
+        # `clip_ratio` alone is PPO's clipped-update fraction: only a length word makes it truncation.
+        allowed = clipped | RATIO | MEAN | LENGTH | RESPONSE | WHERE
+        if not present & LENGTH or not present & RATIO or not present <= allowed:
+            return None
+    else:
+        return None
+    if len(present & (MEAN | RATIO)) > 1:
+        return None  # `truncated_rate_mean`: two statistics, be safe
+    return Guess("response_length_clip_ratio", "truncation words", percent=bool(present & PERCENT))
+
+
+def _entropy(tokens: list[str]) -> Guess | None:
+    split = _split_stat(tokens, frozenset({"entropy"}))
+    if split is None or split[0] not in (None, "mean"):
+        return None
+    rest = set(split[1])
+    if "entropy" in rest and rest <= {"entropy", "policy", "actor", "token", "per"} | WHERE:
+        return Guess("entropy", "entropy word")
+    return None
+
+
+def _kl(tokens: list[str]) -> Guess | None:
+    # Coefficients (`kl_coef`, `kl_ctl`, `beta`) and targets are not KL values: they are unexplained words here.
+    # Nor is `approx_kl`: in PPO code (CleanRL, SB3) it is the old-to-new policy KL of an update, not the drift
+    # from the reference, so it is left alone rather than guessed onto `kl`.
+    split = _split_stat(tokens, frozenset({"kl", "kld"}))
+    if split is None or split[0] not in (None, "mean"):
+        return None
+    rest = set(split[1])
+    allowed = {"kl", "kld", "div", "divergence", "ref", "reference", "token", "per"} | WHERE
+    if rest & {"kl", "kld"} and rest <= allowed:
+        return Guess("kl", "KL words")
+    return None
+
+
+_RULES = (_reward, _response_length, _prompt_length, _truncation, _entropy, _kl)
+
+_COMPONENT = re.compile(r"^rewards?/(?P<fn>[A-Za-z0-9_.\-]+)(?:/(?P<stat>mean|std))?$")
+# `reward/total` or `reward/mean` are the total reward, not a reward function called "total" or "mean".
+_NOT_A_FUNCTION = STAT_WORDS | {"total", "sum", "overall", "all", "final"}
+
+
+def _reward_component(key: str) -> Guess | None:
+    """`reward/<fn>` (and `/mean`, `/std`): one reward function's score, like TRL's `rewards/<fn>`."""
+    match = _COMPONENT.match(key)
+    if not match or match["fn"].lower() in _NOT_A_FUNCTION:
+        return None
+    return Guess(f"reward_component/{match['fn']}_{match['stat'] or 'mean'}", "reward/<function>")
