@@ -323,3 +323,12 @@ def as_int(value: Any) -> int | None:
     if number is None or not math.isfinite(number):
         return None
     return int(number)
+
+
+def display_name(path: Path, rel_root: Path) -> str:
+    """A file's name as warnings and notes show it: relative to the run directory, else just its name."""
+    try:
+        relative = path.relative_to(rel_root)
+    except ValueError:
+        return path.name
+    return relative.as_posix() if relative.parts else path.name

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Protocol
 
 from assessor.errors import UnreadableSourceError
-from assessor.ingest.base import SourceData
+from assessor.ingest.base import SourceData, display_name
 from assessor.ingest.normalize import NormalizedSource, normalize_source
 
 # Every reader's warning about a partial last line or record says this (see jsonl, csv_log, console,
@@ -246,7 +246,7 @@ class IngestCache:
 
     def read_event_files(self, paths: list[Path], rel_root: Path) -> SourceData:
         """What `tensorboard.read_event_files(paths, rel_root)` returns, reading only appended records."""
-        from assessor.ingest.tensorboard import _display_name, _file_order, source_from_scans
+        from assessor.ingest.tensorboard import _file_order, source_from_scans
 
         ordered = sorted(paths, key=_file_order)
         fingerprints = tuple((p, Fingerprint.of(p)) for p in ordered)
@@ -260,7 +260,7 @@ class IngestCache:
             if entry is not None and entry.fingerprint == fingerprint and entry.tailed is not None:
                 self.stats.reused += 1
             else:
-                start = partial(_TensorBoardFile, path, _display_name(path, rel_root), self._plugins)
+                start = partial(_TensorBoardFile, path, display_name(path, rel_root), self._plugins)
                 entry = self._tail_only(path, fingerprint, entry, start)
                 self._event_files[path] = entry
             assert entry.tailed is not None and isinstance(entry.tailed.tail, _TensorBoardFile)

@@ -24,7 +24,7 @@ from google.protobuf.message import DecodeError  # type: ignore[import-untyped,u
 from tensorboard.compat.proto.event_pb2 import Event
 
 from assessor.errors import UnreadableSourceError
-from assessor.ingest.base import RecordBuilder, SourceData
+from assessor.ingest.base import RecordBuilder, SourceData, display_name
 from assessor.ingest.facts import TEXT_CONFIG_TAGS, facts_from_text_summaries
 
 FORMAT = "tensorboard"
@@ -116,7 +116,7 @@ def read_event_files(paths: list[Path], rel_root: Path) -> SourceData:
         raise UnreadableSourceError(f"{rel_root}: no event files given; point assessor at a run folder")
     ordered = sorted(paths, key=_file_order)
     plugins: dict[str, str] = {}  # shared: a resumed writer may not repeat a tag's metadata
-    scans = [_scan_file(path, _display_name(path, rel_root), plugins) for path in ordered]
+    scans = [_scan_file(path, display_name(path, rel_root), plugins) for path in ordered]
     return source_from_scans(ordered, scans, rel_root)
 
 
@@ -137,7 +137,7 @@ def source_from_scans(ordered: list[Path], scans: list[_Scan], rel_root: Path, k
             warnings.append(scan.error)
 
     source_path = ordered[0] if len(ordered) == 1 else ordered[0].parent
-    label = _display_name(source_path, rel_root)
+    label = display_name(source_path, rel_root)
     tags = list(dict.fromkeys(tag for scan in scans for tag in scan.series))
     if not tags:
         errors = [scan.error for scan in scans if scan.error]
@@ -160,7 +160,7 @@ def source_from_scans(ordered: list[Path], scans: list[_Scan], rel_root: Path, k
         builder.add_column(tag, steps, values, split=None, wall_time=times)
 
     if len(ordered) > 1:
-        names = ", ".join(_display_name(p, rel_root) for p in ordered)
+        names = ", ".join(display_name(p, rel_root) for p in ordered)
         notes.append(f"{label}: combined {len(ordered)} event files ({names}), each tag ordered by wall time")
     if skipped:
         notes.append(f"{label}: skipped {skipped} scalar-plugin tensors that are not one float or double")
@@ -361,10 +361,3 @@ def _file_order(path: Path) -> tuple[int, str]:
     match = _TIMESTAMP.search(path.name)
     return (int(match[1]) if match else 0, path.name)
 
-
-def _display_name(path: Path, rel_root: Path) -> str:
-    try:
-        relative = path.relative_to(rel_root)
-    except ValueError:
-        return path.name
-    return relative.as_posix() if relative.parts else path.name

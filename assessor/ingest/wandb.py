@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from assessor.errors import UnreadableSourceError
-from assessor.ingest.base import RecordBuilder, SourceData, empty_raw_frame
+from assessor.ingest.base import RecordBuilder, SourceData, display_name, empty_raw_frame
 from assessor.ingest.facts import Fact, facts_from_flat_config, flatten, read_config_file
 
 FORMAT = "wandb"
@@ -583,7 +583,7 @@ def read_wandb_runs(paths: list[Path], rel_root: Path, live: bool = False) -> So
     scans: list[_RunScan] = []
     for path in paths:
         try:
-            scan = _scan(path, _display_name(path, rel_root))
+            scan = _scan(path, display_name(path, rel_root))
         except UnreadableSourceError as error:
             warnings.append(str(error))
             continue
@@ -726,7 +726,7 @@ def _facts(runs: list[_RunScan], rel_root: Path) -> dict[str, Fact]:
         else:
             config_yaml = scan.path.parent / "files" / "config.yaml"
             if config_yaml.is_file():
-                facts.update(read_config_file(config_yaml, _display_name(config_yaml, rel_root)))
+                facts.update(read_config_file(config_yaml, display_name(config_yaml, rel_root)))
     keys = {k for scan in runs for k in scan.keys}
     config_keys = {k for scan in runs for k in flatten(scan.config)}
     label = runs[-1].label if runs else ""
@@ -737,10 +737,3 @@ def _facts(runs: list[_RunScan], rel_root: Path) -> dict[str, Fact]:
         facts.setdefault("framework", ("trl", f"{label}: metric keys"))
     return facts
 
-
-def _display_name(path: Path, rel_root: Path) -> str:
-    try:
-        relative = path.relative_to(rel_root)
-    except ValueError:
-        return path.name
-    return relative.as_posix() if relative.parts else path.name
