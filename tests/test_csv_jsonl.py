@@ -115,3 +115,16 @@ def test_rollout_dumps_become_samples_not_metrics(tmp_path):
     step_20 = [s for s in run.samples if s.step == 20]
     assert [s.completion for s in step_20] == ["answer 20-0", "answer 20-1", "answer 20-2"]
     assert step_20[1].reward == 1.0 and step_20[1].prompt == "Q1"
+
+
+def test_jsonl_steps_on_it_and_on_the_trainer_step_over_wandb_step(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "log.jsonl").write_text(
+        "".join(json.dumps({"it": s, "avg_reward": s / 1000}) + "\n" for s in range(10, 130, 10)), encoding="utf-8")
+    assert load_run(tmp_path / "a").series("reward_mean").index.tolist() == list(range(10, 130, 10))
+
+    # Old W&B clients' wandb-history.jsonl: `_step` counts log calls; HF logs its own step as train/global_step.
+    (tmp_path / "b").mkdir()
+    rows = [{"_step": i, "_runtime": 3.0 * i, "train/global_step": 5 * (i + 1), "train/reward": i / 10} for i in range(8)]
+    (tmp_path / "b" / "wandb-history.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert load_run(tmp_path / "b").series("reward_mean").index.tolist() == [5, 10, 15, 20, 25, 30, 35, 40]

@@ -167,3 +167,24 @@ def test_a_plain_script_run_reaches_the_diagnosis(tmp_path):
     assert len(mapped) == 1 and "`kl_div` to kl" in mapped[0]
     unknown = [w for w in run.warnings if "not in our alias table and keep their own names" in w]
     assert unknown and "reward_model_loss" in unknown[0] and "avg_reward" not in unknown[0]
+
+
+@pytest.mark.parametrize(
+    ("key", "metric", "split"),
+    [
+        ("eval_heldout_exact_match", "accuracy", "eval"),
+        ("val_acc", "accuracy", "eval"),  # `val` says held-out even without an eval prefix
+        ("test_accuracy", "accuracy", "eval"),
+        ("eval/pass_at_1", "pass_at_k", "eval"),
+        ("eval_solve_rate", "accuracy", "eval"),
+    ],
+)
+def test_held_out_accuracy_names_are_guessed(key, metric, split):
+    resolved = resolve(key)
+    assert resolved is not None and (resolved.metric, resolved.split, resolved.known) == (metric, split, False)
+
+
+@pytest.mark.parametrize("key", ["reward_acc", "correct_format", "match", "acc_penalty"])
+def test_accuracy_look_alikes_are_not_guessed(key):
+    resolved = resolve(key)
+    assert resolved is None or resolved.metric not in ("accuracy", "pass_at_k")

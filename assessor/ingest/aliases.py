@@ -285,7 +285,8 @@ def resolve(key: str) -> Resolved | None:
         return Resolved(k, split, scale)
     guess = guess_metric(k)
     if guess is not None:
-        return Resolved(guess.metric, split, scale, percent=guess.percent, known=False, own_name=k)
+        where = "eval" if guess.held_out else split
+        return Resolved(guess.metric, where, scale, percent=guess.percent, known=False, own_name=k)
     return Resolved(k, split, scale, known=False)
 
 

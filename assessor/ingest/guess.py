@@ -49,11 +49,13 @@ class Guess:
         metric: the canonical name.
         rule: which rule matched, for the note the user sees.
         percent: values may be percentages (`truncated_pct`); the loader divides by 100 when any exceeds 1.
+        held_out: the key names a held-out split (`val`, `test`, `heldout`), so it is an eval metric.
     """
 
     metric: str
     rule: str
     percent: bool = False
+    held_out: bool = False  # the key's own words say it was measured on held-out data (`val_acc`)
 
 
 def words(key: str) -> list[str]:
@@ -188,7 +190,27 @@ def _kl(tokens: list[str]) -> Guess | None:
     return None
 
 
-_RULES = (_reward, _response_length, _prompt_length, _truncation, _entropy, _kl)
+ACCURACY_CORE = frozenset({"accuracy", "acc", "exact", "em", "correct", "correctness", "solved", "solve", "pass"})
+# Words that only say which held-out split, or which pass@k, the number is.
+ACCURACY_OTHER = frozenset({"match", "rate", "at", "k", "1", "heldout", "held", "out", "holdout", "test", "val",
+                            "validation", "dev"})
+
+
+def _accuracy(tokens: list[str]) -> Guess | None:
+    """`val_acc`, `heldout_exact_match`, `pass_at_1`, `solve_rate`: a held-out score of being right."""
+    split = _split_stat(tokens, ACCURACY_CORE)
+    if split is None or split[0] not in (None, "mean"):
+        return None
+    rest = set(split[1])
+    if not rest & ACCURACY_CORE or not rest <= ACCURACY_CORE | ACCURACY_OTHER | WHERE:
+        return None
+    if "match" in rest and "exact" not in rest:
+        return None
+    held_out = bool(rest & {"heldout", "holdout", "held", "test", "val", "validation", "dev"})
+    return Guess("pass_at_k" if "pass" in rest else "accuracy", "accuracy words", held_out=held_out)
+
+
+_RULES = (_reward, _response_length, _prompt_length, _truncation, _entropy, _kl, _accuracy)
 
 _COMPONENT = re.compile(r"^rewards?/(?P<fn>[A-Za-z0-9_.\-]+)(?:/(?P<stat>mean|std))?$")
 # `reward/total` or `reward/mean` are the total reward, not a reward function called "total" or "mean".

@@ -17,7 +17,9 @@ from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData, empty_raw_frame, parse_number
 from assessor.run import Sample
 
-_STEP_KEYS = ("step", "global_step", "_step", "train/global_step", "trainer/global_step", "iteration", "iter")
+# Most trustworthy first: the trainer's own step beats W&B's `_step` (old clients' wandb-history.jsonl), which
+# counts log calls and keeps counting after a resume.
+_STEP_KEYS = ("train/global_step", "trainer/global_step", "global_step", "step", "iteration", "iter", "it", "_step")
 # Rollout dumps (verl `rollout_data_dir/<step>.jsonl`, NeMo-RL `train_data_step<N>.jsonl`, generic): the text
 # of a completion under one of these keys means the file holds samples, not metrics.
 _COMPLETION_KEYS = ("output", "completion", "response", "generated_text", "content")
