@@ -187,3 +187,17 @@ def test_verdict_explains_itself(tmp_path):
     assert v.headline and v.rationale and v.evidence and v.recommended_actions
     assert "Best point" in v.rationale
     assert any("kl" in item for item in v.could_not_see)
+
+
+def test_a_current_held_out_eval_at_its_best_outranks_a_sagging_training_reward(tmp_path):
+    # Training reward bumps up and sags back under strongly autocorrelated noise; the held-out score keeps rising.
+    reward = 0.2 + rising(0.3) + 0.08 * np.exp(-((STEPS - 220) / 25.0) ** 2) + ar1(29, N, 0.9, 0.01)
+    rising_eval = 0.2 + 0.25 * (1 - np.exp(-np.arange(1, 16) / 5))
+    v = verdict(make_run(tmp_path / "a", reward=reward, eval_every=20, eval_values=rising_eval))
+    assert v.decision == "continue"
+
+    # An eval that never moved vouches for nothing: the reward trajectory decides.
+    flat_eval = np.full(15, 0.2) + np.random.default_rng(3).normal(0, 0.005, 15)
+    d = diagnose(make_run(tmp_path / "b", reward=reward, eval_every=20, eval_values=flat_eval))
+    from assessor.judge.rules import _eval_vouches
+    assert not any(_eval_vouches(d, f) for f in d.findings)

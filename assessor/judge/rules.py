@@ -91,11 +91,33 @@ def _kind(finding: Finding) -> str:
     return finding.kind
 
 
+# Training-reward trajectories that a current, healthy held-out eval overrules (the guide: eval outranks reward).
+REWARD_TRAJECTORY = frozenset({"reward_peaked_then_declined", "reward_below_start", "reward_falling"})
+
+
+def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
+    """A held-out eval at or near its best, measured after this reward finding's onset, outranks it.
+
+    A sagging training reward under autocorrelated noise can look like a decline while the held-out score,
+    the closer measure of what is wanted, is still at its best. An eval from before the sag says nothing.
+    """
+    e = d.eval
+    if _kind(finding) not in REWARD_TRAJECTORY or e.now_step is None or not finding.steps:
+        return False
+    at_best = any(f.kind in ("eval_at_best", "eval_holding") for f in e.findings)
+    # An eval that never rose vouches for nothing: holding a level the run started at is not health.
+    curve = d.signals.get(f"eval/{e.metric}")
+    learned = curve is not None and e.now is not None and e.now - curve.start > 2 * curve.noise
+    return at_best and learned and e.now_step >= finding.steps[0] and e.now_step >= 0.9 * (d.run.last_step or 0)
+
+
 def _sort(d: Diagnostics) -> _Weighed:
     degradation, spent, setup, diverged, other = [], [], [], [], []
     for f in d.findings:
         kind = _kind(f)
-        if kind == "identical_rewards":
+        if _eval_vouches(d, f):
+            other.append(f)  # a risk to watch, not a reason to throw steps away
+        elif kind == "identical_rewards":
             setup.append(f)
         elif kind == "nonfinite" and f.severity == "critical":
             diverged.append(f)
