@@ -125,6 +125,7 @@ def test_jsonl_steps_on_it_and_on_the_trainer_step_over_wandb_step(tmp_path):
 
     # Old W&B clients' wandb-history.jsonl: `_step` counts log calls; HF logs its own step as train/global_step.
     (tmp_path / "b").mkdir()
-    rows = [{"_step": i, "_runtime": 3.0 * i, "train/global_step": 5 * (i + 1), "train/reward": i / 10} for i in range(8)]
+    rows = [{"_step": i, "_runtime": 3.0 * i, "train/global_step": 5 * (i + 1), "train/reward": i / 10}
+            for i in range(8)]
     (tmp_path / "b" / "wandb-history.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     assert load_run(tmp_path / "b").series("reward_mean").index.tolist() == [5, 10, 15, 20, 25, 30, 35, 40]
