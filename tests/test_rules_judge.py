@@ -201,3 +201,10 @@ def test_a_current_held_out_eval_at_its_best_outranks_a_sagging_training_reward(
     d = diagnose(make_run(tmp_path / "b", reward=reward, eval_every=20, eval_values=flat_eval))
     from assessor.judge.rules import _eval_vouches
     assert not any(_eval_vouches(d, f) for f in d.findings)
+
+
+def test_a_run_that_rose_is_not_called_converged_until_its_plateau_is_shown(tmp_path):
+    reward = 0.2 + rising(0.3, tau=60) + ar1(30, N, 0.5, 0.08)
+    v = verdict(make_run(tmp_path, reward=reward, kl=0.01 + 0 * STEPS + ar1(31, N, 0.3, 0.0005)))
+    assert v.decision == "continue"
+    assert "converged" not in v.headline and "flat" not in v.headline

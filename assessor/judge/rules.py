@@ -277,10 +277,16 @@ def _continue(d: Diagnostics, w: _Weighed, degradation: float) -> Verdict:
     rising = reward.trend == "rising"
     concerns = [*w.degradation, *w.other_warnings]
     confidence = 0.75 if rising and not concerns else 0.6 if not concerns else 0.5
+    kinds = {f.kind for f in reward.findings}
     if rising:
         slowing = " though the rise is slowing" if reward.slowing else ""
         headline = f"Continue: {reward.metric} is still rising{slowing}"
-    elif d.kl_reward.quadrant_now == "kl_stable_reward_flat":
+    elif "reward_unclear" in kinds and reward.start is not None and reward.now is not None and (
+            reward.now > reward.start):
+        # Up over the run, with a latest stretch too noisy to call: neither "flat" nor "converged" describes it.
+        headline = (f"Continue: {reward.metric} is up from {num(reward.start)} to {num(reward.now)} over the run and "
+                    "its latest stretch is too noisy to say whether it is still rising")
+    elif d.kl_reward.quadrant_now == "kl_stable_reward_flat" and kinds & {"reward_plateau", "reward_no_progress"}:
         headline = ("Continue, but the run looks converged: reward and KL are both flat; stop if the current level "
                     "is good enough")
     else:
