@@ -14,7 +14,7 @@ import numpy as np
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
-from assessor.diagnose.kl_reward import primary_reward
+from assessor.diagnose.kl_reward import primary_reward, reward_rising
 from assessor.diagnose.models import ClippingDiagnosis, Finding, Severity
 from assessor.diagnose.signals import Reading, describe
 
@@ -78,16 +78,16 @@ def _narrowing_without_gain(ctx: Context, findings: list[Finding]) -> list[Findi
     kinds = {f.kind: f for f in findings if f.severity != "info"}
     rising, high_side = kinds.get("clip_ratio_rising"), kinds.get("clip_ratio_high_side_dominates")
     entropy = ctx.book.get("entropy")
-    reward = ctx.book.get(primary_reward(ctx) or "")
-    if rising is None or high_side is None or entropy is None or reward is None:
+    improving = reward_rising(ctx)
+    if rising is None or high_side is None or entropy is None or improving is None:
         return []
     e = entropy.summary
-    if reward.summary.trend == "rising" or e.start <= 0 or e.now >= ENTROPY_MOSTLY_GONE * e.start:
+    if improving or e.start <= 0 or e.now >= ENTROPY_MOSTLY_GONE * e.start:
         return []
     return [finding(
         "clip_ratio_region", "narrowing_without_gain", "warning",
         f"High-side clipping has grown since step {rising.steps[0]} while entropy fell from {num(e.start)} to "
-        f"{num(e.now)} and {reward.summary.metric} is not improving: the policy is collapsing onto a narrow mode "
+        f"{num(e.now)} and {primary_reward(ctx)} is not improving: the policy is collapsing onto a narrow mode "
         "rather than sharpening what works",
         [rising.steps[0]],
     )]

@@ -85,7 +85,7 @@ def diagnose_components(ctx: Context) -> RewardComponentsDiagnosis:
 
 def _read(name: str, reading: Reading) -> _Component:
     bend = robust.level_off(reading.series)
-    long_flat = bend if bend is not None and bend.stopped() and bend.flat_steps >= bend.climb_steps else None
+    long_flat = bend if bend is not None and bend.plateau() else None
     return _Component(name, reading, _direction(reading), _saturated(reading), long_flat)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import ChangePoint, Finding, InstabilityDiagnosis, Severity, Spike
+from assessor.diagnose.signals import first_rise
 
 SPIKE_SIGNALS = ("kl", "grad_norm", "pg_loss", "loss", "entropy", "policy_shift_kl")
 NAN_SIGNALS = ("loss", "pg_loss", "grad_norm", "kl", "reward_mean", "entropy", "value_loss")
@@ -60,25 +61,19 @@ def _latest_all_nonfinite(ctx: Context, metric: str, nan_steps: list[int], k: in
 
 
 GRAD_SHIFT_RATIO = 3.0
-EARLY_SHARE = 0.1  # gradient norms settle during the first steps of every run
 
 
 def _gradient_level_shift(ctx: Context) -> list[Finding]:
     """The gradient norm moving up to a new level several times higher and staying there, with or without a spike."""
     reading = ctx.book.get("grad_norm")
-    if reading is None:
+    rise = first_rise(reading.summary, GRAD_SHIFT_RATIO, change_points=True) if reading is not None else None
+    if rise is None:
         return []
-    s = reading.summary
-    start = s.first_step + EARLY_SHARE * (s.last_step - s.first_step)
-    shifts = [(cp.step, cp.before, cp.after) for cp in s.change_points if cp.direction == "up"]
-    shifts += [(d.step, d.before, d.after) for d in s.discontinuities]
-    for step, before, after in sorted(shifts):
-        if step > start and before > 0 and after >= GRAD_SHIFT_RATIO * before:
-            return [finding(
-                "grad_norm", "level_shift", "warning",
-                f"grad_norm moved from about {num(before)} to {num(after)} at step {step} ({after / before:.0f}x) "
-                "and stayed there: the optimisation changed regime", [step])]
-    return []
+    step, before, after = rise
+    return [finding(
+        "grad_norm", "level_shift", "warning",
+        f"grad_norm moved from about {num(before)} to {num(after)} at step {step} ({after / before:.0f}x) "
+        "and stayed there: the optimisation changed regime", [step])]
 
 
 def _confirmed(spikes: list[Spike], change_points: list[ChangePoint]) -> list[Spike]:

@@ -14,7 +14,7 @@ import numpy as np
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import Finding, KlRewardDiagnosis, Quadrant, QuadrantSpan, SignalSummary
-from assessor.diagnose.signals import Reading
+from assessor.diagnose.signals import Reading, first_rise
 
 TIMELINE_WINDOWS = 6
 MIN_WINDOW_POINTS = 16
@@ -26,6 +26,13 @@ def primary_reward(ctx: Context) -> str | None:
         if ctx.book.get(metric) is not None:
             return metric
     return None
+
+
+def reward_rising(ctx: Context) -> bool | None:
+    """Whether the training reward is still rising (its recent trend), or None when the run logs none."""
+    metric = primary_reward(ctx)
+    reading = ctx.book.get(metric) if metric else None
+    return None if reading is None else reading.summary.trend == "rising"
 
 
 def diagnose_kl_reward(ctx: Context) -> KlRewardDiagnosis:
@@ -71,12 +78,13 @@ def _kl_absent_reason(ctx: Context, kl: Reading | None) -> str | None:
 
 
 KL_JUMP_RATIO = 10.0  # an order of magnitude in one go: a blow-up, whatever the estimator or beta
-EARLY_SHARE = 0.1  # KL grows many-fold from near zero at the start of every run; that is not a jump
 
 
 def _kl_jumps(kl: Reading, reward: Reading) -> list[Finding]:
     """KL shifting to a new level several times higher in one go and staying there: a blow-up, not drift."""
-    jump = _held_level_shift(kl) or _order_of_magnitude_jump(kl)
+    # A blow-up that keeps climbing after the jump defeats the level-shift test (the level after it is not flat);
+    # on a log scale the tenfold jump itself stands out.
+    jump = _held_level_shift(kl) or first_rise(kl.summary, KL_JUMP_RATIO)
     if jump is None:
         return []
     step, before, after = jump
@@ -117,20 +125,6 @@ def _held_level_shift(kl: Reading) -> tuple[int, float, float] | None:
     return None
 
 
-def _order_of_magnitude_jump(kl: Reading) -> tuple[int, float, float] | None:
-    """A tenfold jump of KL's magnitude between steady stretches, past the start of the run.
-
-    A blow-up that keeps climbing after the jump defeats a test for level shifts (the level after it is not
-    flat); on a log scale the jump itself stands out, and both sides are required to be steady.
-    """
-    s = kl.summary
-    start = s.first_step + EARLY_SHARE * (s.last_step - s.first_step)
-    for d in s.discontinuities:
-        if d.ratio >= KL_JUMP_RATIO and d.step > start and d.before > 0:
-            return d.step, d.before, d.after
-    return None
-
-
 MIN_KL_GROWTH = 1.5  # KL at least half again as far from the reference as when reward stopped improving
 
 
@@ -144,7 +138,7 @@ def _drift_since_level_off(kl: Reading, reward: Reading) -> tuple[str, int] | No
     """
     series, metric = reward.series, reward.summary.metric
     bend = robust.level_off(series)
-    if bend is not None and bend.stopped() and bend.flat_steps >= bend.climb_steps:
+    if bend is not None and bend.plateau():
         since, what = bend.step, (
             f"{metric} levelled off around step {bend.step}: it climbed for {bend.climb_steps} steps and in the "
             f"{bend.flat_steps} since has kept {max(0.0, bend.rate_left):.0%} of its climb rate")

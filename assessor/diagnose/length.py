@@ -15,7 +15,7 @@ from scipy import stats
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
-from assessor.diagnose.kl_reward import primary_reward
+from assessor.diagnose.kl_reward import reward_rising
 from assessor.diagnose.models import Finding, LengthDiagnosis, Severity, SignalSummary
 from assessor.diagnose.signals import Reading, describe, significant_change
 from assessor.run import Run
@@ -352,8 +352,7 @@ def _extremes(ctx: Context, reading: Reading, cap: int | None) -> list[Finding]:
         return []
     split = (frame["min"] <= NEAR_EMPTY * frame["mean"]).to_numpy()
     onset = _final_stretch_start(frame.index.to_numpy(), split)
-    reward = ctx.book.get(primary_reward(ctx) or "")
-    improving = reward is not None and reward.summary.trend == "rising"
+    improving = reward_rising(ctx) is True
     return [finding(
         "response_length_mean", "length_split_to_extremes", "watch" if improving else "warning",
         f"Since about step {onset} every batch holds near-empty completions (min {num(float(late['min'].median()))} "

@@ -484,6 +484,10 @@ class LevelOff:
         return (self.flat_points >= MIN_FLAT_POINTS and self.climb_rate > 0 and self.rate_left < share
                 and self.rate_after_upper < proof * self.climb_rate)
 
+    def plateau(self) -> bool:
+        """Stopped, and flat for at least as long as it climbed: the run has shown what it will do."""
+        return self.stopped() and self.flat_steps >= self.climb_steps
+
 
 def level_off(series: Series, min_points: int = 5) -> LevelOff | None:
     """The bend of a curve that rose and then (maybe) flattened, from a continuous two-piece linear fit.

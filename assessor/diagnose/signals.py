@@ -32,6 +32,23 @@ def significant_change(summary: SignalSummary, change: float, noise: float) -> b
     return confirmed or size >= CLEAR_NOISE
 
 
+EARLY_SHARE = 0.1  # KL and gradient norms move many-fold while a run settles in; that is not a jump
+
+
+def first_rise(summary: SignalSummary, factor: float, change_points: bool = False) -> tuple[int, float, float] | None:
+    """The first jump up by at least `factor` past the first tenth of the run: (step, level before, level after).
+
+    Jumps come from the log-scale discontinuities (both sides steady), and with `change_points` also from the
+    lasting level shifts, so a rise that keeps climbing after it and one that settles at a new level both count.
+    """
+    start = summary.first_step + EARLY_SHARE * (summary.last_step - summary.first_step)
+    rises = [(d.step, d.before, d.after) for d in summary.discontinuities]
+    if change_points:
+        rises += [(cp.step, cp.before, cp.after) for cp in summary.change_points if cp.direction == "up"]
+    return next(((step, before, after) for step, before, after in sorted(rises)
+                 if step > start and before > 0 and after >= factor * before), None)
+
+
 @dataclass(frozen=True)
 class Reading:
     """A prepared curve and its summary."""
