@@ -20,7 +20,7 @@ import numpy as np
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData
 from assessor.ingest.mlflow import RunMeta, choose_run, params_to_facts
-from assessor.ingest.sqlite import read_only, tables
+from assessor.ingest.sqlite import read_database, tables
 
 _TABLES = frozenset({"metrics", "runs", "experiments", "params"})
 
@@ -36,13 +36,7 @@ class MlflowSqlReader:
 
     def read(self, path: Path) -> SourceData:
         """Read the chosen run; raise `UnreadableSourceError` when the database holds no run with metrics."""
-        try:
-            with read_only(path) as db:
-                return _read(path, db)
-        except sqlite3.Error as error:
-            raise UnreadableSourceError(
-                f"{path}: cannot read the MLflow database ({error}); if a server is writing to it, try again"
-            ) from error
+        return read_database(path, _read, "the MLflow database", "a server")
 
 
 def _read(path: Path, db: sqlite3.Connection) -> SourceData:

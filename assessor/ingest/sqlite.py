@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from assessor.errors import UnreadableSourceError
+
+T = TypeVar("T")
 
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -45,3 +48,20 @@ def tables(path: Path, head: bytes) -> set[str]:
 def columns(db: sqlite3.Connection, table: str) -> set[str]:
     """The column names of a table (schemas change between tracker versions)."""
     return {str(row[1]) for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def read_database(path: Path, parse: Callable[[Path, sqlite3.Connection], T], what: str, writer: str) -> T:
+    """`parse(path, db)` on a read-only connection; an SQLite error becomes one line that says what to do.
+
+    Args:
+        path: the database file.
+        parse: reads what it needs from the open connection.
+        what: the database's name in the message (e.g. "the MLflow database").
+        writer: who may be writing to it (e.g. "a server"), for the "try again" advice.
+    """
+    try:
+        with read_only(path) as db:
+            return parse(path, db)
+    except sqlite3.Error as error:
+        raise UnreadableSourceError(
+            f"{path}: cannot read {what} ({error}); if {writer} is writing to it, try again") from error

@@ -24,7 +24,7 @@ from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData
 from assessor.ingest.facts import Fact, facts_from_flat_config, flatten
 from assessor.ingest.mlflow import RunMeta, choose_run
-from assessor.ingest.sqlite import columns, read_only, tables
+from assessor.ingest.sqlite import columns, read_database, tables
 
 
 class TrackioReader:
@@ -38,13 +38,7 @@ class TrackioReader:
 
     def read(self, path: Path) -> SourceData:
         """Read the chosen run; raise `UnreadableSourceError` when the project has no logged metrics."""
-        try:
-            with read_only(path) as db:
-                return _read(path, db)
-        except sqlite3.Error as error:
-            raise UnreadableSourceError(
-                f"{path}: cannot read the Trackio database ({error}); if a run is writing to it, try again"
-            ) from error
+        return read_database(path, _read, "the Trackio database", "a run")
 
 
 def _read(path: Path, db: sqlite3.Connection) -> SourceData:
