@@ -18,10 +18,12 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+
+from tests.local_http import LocalServer, reply
 
 
 @dataclass
@@ -59,7 +61,7 @@ class Recorded:
         return next((v for k, v in self.headers.items() if k.lower() == name.lower()), None)
 
 
-class FakeLLMServer:
+class FakeLLMServer(LocalServer):
     """The server, its reply queue and the requests it received."""
 
     def __init__(self) -> None:
@@ -67,24 +69,11 @@ class FakeLLMServer:
         self.requests: list[Recorded] = []
         self.lock = threading.Lock()
         self.stopping = threading.Event()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def start(self) -> FakeLLMServer:
-        self.thread.start()
-        return self
+        super().__init__(_handler(self))
 
     def stop(self) -> None:
         self.stopping.set()  # wakes delayed replies
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
+        super().stop()
 
     # scripting -------------------------------------------------------------------------------------------------
     def push(self, *replies: Reply) -> None:
@@ -152,17 +141,7 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             self._send(200, payload, reply.headers)
 
         def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
-            data = json.dumps(payload).encode("utf-8")
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
-                pass
+            reply(self, status, payload, headers)
 
     return Handler
 

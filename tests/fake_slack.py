@@ -21,11 +21,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+
+from tests.local_http import LocalServer, reply
 
 BOT_USER = "UASSESSOR"
 TOKEN = "xoxb-fake-0000-secret"
@@ -65,7 +67,7 @@ class _Failure:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class FakeSlack:
+class FakeSlack(LocalServer):
     """The server, its scripted failures and the requests it received."""
 
     def __init__(self) -> None:
@@ -76,28 +78,12 @@ class FakeSlack:
         self.lock = threading.RLock()  # wait_for's condition reads the calls under the same lock
         self.changed = threading.Condition(self.lock)
         self._ids = itertools.count(1)
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        super().__init__(_handler(self))
 
     @property
     def base_url(self) -> str:
         """What `ASSESSOR_SLACK_BASE_URL` is set to."""
         return self.url + "/api/"
-
-    def start(self) -> FakeSlack:
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
 
     # scripting -------------------------------------------------------------------------------------------------
     def rate_limit(self, method: str, times: int = 1, retry_after: str = "1") -> None:
@@ -202,17 +188,7 @@ def _handler(server: FakeSlack) -> type[BaseHTTPRequestHandler]:
                     args.update(parse_qsl(raw.decode("utf-8"), keep_blank_values=True))
             call = SlackCall(method, self.path, dict(self.headers.items()), args, raw)
             status, headers, payload = server._answer(call)
-            data = (payload if isinstance(payload, str) else json.dumps(payload)).encode("utf-8")
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "text/plain" if isinstance(payload, str) else "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
+            reply(self, status, payload, headers)
 
     return Handler
 
