@@ -291,24 +291,22 @@ def _loss_panel(ax: Axes, data: FigureData) -> None:
     ax.set_ylabel(metric)
 
 
-def _grad_panel(ax: Axes, data: FigureData) -> None:
-    curve = data.curve("grad_norm")
-    log = log_if_decades(ax, [curve])
-    ax.set_title("Gradient norm" + ("  (log scale)" if log else ""), loc="left")
-    plot_curve(ax, curve, COLORS["grad"], label="grad norm")
-    robust_ylim(ax, curve)
-    annotate_signal(ax, data, "grad_norm")
-    ax.set_ylabel("L2 norm")
+def _magnitude_panel(metric: str, title: str, color: str, label: str, ylabel: str) -> Panel:
+    """A panel for one positive magnitude (gradient norm, critic value loss), log-scaled when it spans decades."""
+    def draw(ax: Axes, data: FigureData) -> None:
+        curve = data.curve(metric)
+        log = log_if_decades(ax, [curve])
+        ax.set_title(title + ("  (log scale)" if log else ""), loc="left")
+        plot_curve(ax, curve, COLORS[color], label=label)
+        robust_ylim(ax, curve)
+        annotate_signal(ax, data, metric)
+        ax.set_ylabel(ylabel)
+
+    return draw
 
 
-def _value_loss_panel(ax: Axes, data: FigureData) -> None:
-    curve = data.curve("value_loss")
-    log = log_if_decades(ax, [curve])
-    ax.set_title("Critic value loss" + ("  (log scale)" if log else ""), loc="left")
-    plot_curve(ax, curve, COLORS["value_loss"], label="value loss")
-    robust_ylim(ax, curve)
-    annotate_signal(ax, data, "value_loss")
-    ax.set_ylabel("value loss")
+_grad_panel = _magnitude_panel("grad_norm", "Gradient norm", "grad", "grad norm", "L2 norm")
+_value_loss_panel = _magnitude_panel("value_loss", "Critic value loss", "value_loss", "value loss", "value loss")
 
 
 def _kl_absent_text(data: FigureData) -> str:
