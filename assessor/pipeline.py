@@ -8,6 +8,7 @@ from pathlib import Path
 
 from assessor.assessment import Assessment
 from assessor.diagnose import diagnose
+from assessor.diagnose.models import Diagnostics
 from assessor.ingest import load_run
 from assessor.judge import Judge, JudgeRequest, Verdict, get_judge
 from assessor.run import Run, Sample
@@ -32,9 +33,14 @@ def assess(
 
 def assess_run(
     run: Run, judge: str | Judge = "auto", out_dir: Path | None = None, plots: bool = True, images: bool = True,
+    diagnostics: Diagnostics | None = None,
 ) -> Assessment:
-    """Assess a run already in memory (e.g. one truncated at an earlier step, to replay a check)."""
-    diagnostics = diagnose(run)
+    """Assess a run already in memory (e.g. one truncated at an earlier step, to replay a check).
+
+    `diagnostics` may be passed when they were already computed for this very run (a second judge on the same
+    check), so the diagnosis is not done twice.
+    """
+    diagnostics = diagnose(run) if diagnostics is None else diagnostics
     chosen = get_judge(judge, images=images) if isinstance(judge, str) else judge
     wants_images = bool(getattr(chosen, "wants_images", False))
     written: list[Path] = []

@@ -344,7 +344,7 @@ class Watcher:
             return cheap.model_copy(update={"verdict": previous.verdict, "judge": previous.judge}), False
         why = "no earlier LLM verdict" if previous is None else describe_change(previous.parts, parts)
         try:
-            smart = assess_run(run, self.llm_judge, out_dir=out_dir)
+            smart = assess_run(run, self.llm_judge, out_dir=out_dir, diagnostics=cheap.diagnostics)
         except AssessorError as error:
             reasons.append(f"LLM judge failed ({error}); used the {cheap.judge} verdict, will ask again next check")
             return cheap, False
