@@ -77,6 +77,8 @@ class RunFacts(_Model):
     learning_rate: float | None = None
     loss_type: str | None = None
     vocab_size: int | None = Field(None, description="Tokenizer vocabulary; entropy cannot exceed ln(vocab_size).")
+    save_steps: int | None = Field(None, description="Steps between saved checkpoints (the config's save interval).")
+    training_ended: bool = Field(False, description="The trainer wrote its end-of-training summary.")
     provenance: dict[str, str] = Field(default_factory=dict, description="Fact name -> where it was found.")
 
 
@@ -96,6 +98,7 @@ class Run:
     warnings: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)  # text files that held no metrics, with the reason
     samples: list[Sample] = field(default_factory=list)  # the latest completions found, a few per step
+    newest_write: float | None = None  # seconds since the epoch of the newest write to a source file
     _rows: dict[tuple[str, str], np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
 
     def _positions(self, metric: str, split: str) -> np.ndarray:

@@ -105,12 +105,25 @@ def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
     gpu, devices = _gpu(datas)
     samples = _latest_samples(datas, found)
     facts = _facts(found, datas, metrics)
+    facts.training_ended = any(data.carries_end_of_training() for data in datas)
     _check_facts(facts, metrics, warnings)
     name = root.name if root.is_dir() else root.stem
     return Run(
         path=root, name=name, metrics=metrics, nonfinite=nonfinite, checkpoints=found.checkpoints, gpu=gpu,
         gpu_devices=devices, facts=facts, sources=sources, warnings=warnings, ignored=ignored, samples=samples,
+        newest_write=_newest_write(datas),
     )
+
+
+def _newest_write(datas: list[SourceData]) -> float | None:
+    """When a source file was last written (a live run keeps writing; a stalled one stops)."""
+    times = []
+    for data in datas:
+        try:
+            times.append(data.path.stat().st_mtime)
+        except OSError:  # a database or folder reader's path, or a file removed since
+            continue
+    return max(times, default=None)
 
 
 def _read_all(

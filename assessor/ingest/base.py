@@ -51,6 +51,20 @@ class SourceData:
     gpu_devices: dict[int, str] = field(default_factory=dict)
     samples: list[Sample] = field(default_factory=list)
 
+    def carries_end_of_training(self) -> bool:
+        """Whether the file holds the trainer's end-of-training summary (`train_runtime`, ...).
+
+        The summary row is not a curve, so ingest keeps it out of the metrics table; it survives as a fact
+        (`trainer_state.json`, console logs) or as a raw key of the file (JSONL).
+        """
+        if END_OF_TRAINING & set(self.facts):
+            return True
+        return bool(len(self.frame)) and bool(END_OF_TRAINING & {str(k) for k in self.frame["key"].cat.categories})
+
+
+# Raw keys and facts that only the trainer's end-of-training summary carries (HF Trainer / TRL).
+END_OF_TRAINING = frozenset({"train_runtime", "train_runtime_s"})
+
 
 class Reader(Protocol):
     """A reader for one on-disk format; registered by name in `assessor.ingest.READERS`."""

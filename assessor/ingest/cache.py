@@ -42,8 +42,6 @@ _READ_CHUNK = 1 << 24
 _GUARD_BYTES = 64
 # Formats rewritten whole by their writer: a reading that came back incomplete is a rewrite in progress.
 _REWRITTEN_WHOLE = frozenset({"trl_state"})
-# Raw keys and facts that only the trainer's end-of-training summary carries (HF Trainer / TRL).
-_END_OF_TRAINING = frozenset({"train_runtime", "train_runtime_s"})
 
 
 @dataclass(frozen=True)
@@ -212,17 +210,8 @@ class IngestCache:
         return out
 
     def training_ended(self) -> bool:
-        """Whether a source carries the trainer's end-of-training summary (`train_runtime`, ...).
-
-        The summary row is not a curve, so ingest keeps it out of the metrics table; it survives as a fact
-        (`trainer_state.json`, console logs) or as a raw key of the file (JSONL).
-        """
-        for data in self.sources():
-            if _END_OF_TRAINING & set(data.facts):
-                return True
-            if len(data.frame) and _END_OF_TRAINING & {str(k) for k in data.frame["key"].cat.categories}:
-                return True
-        return False
+        """Whether a source carries the trainer's end-of-training summary (`train_runtime`, ...)."""
+        return any(data.carries_end_of_training() for data in self.sources())
 
     def read(self, reader_name: str, path: Path, read: Callable[[Path], SourceData]) -> SourceData:
         """What `read(path)` (the reader named `reader_name`) returns, from the cache where possible.

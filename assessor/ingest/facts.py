@@ -42,6 +42,7 @@ _PATHS: dict[str, tuple[str, ...]] = {
     # verl; OpenRLHF before and after its flags moved to dotted groups (0.10.2)
     "algorithm": ("algorithm.adv_estimator", "advantage_estimator", "algo.advantage.estimator", "adv_estimator"),
     "vocab_size": ("vocab_size",),
+    "save_steps": ("save_steps", "trainer.save_freq", "save_freq", "save_interval", "checkpoint.save_period"),
 }
 
 _ESTIMATOR_TO_ALGORITHM = {
