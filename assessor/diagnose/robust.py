@@ -38,6 +38,7 @@ class Series:
     bin_size: int
     noise: float  # point-to-point noise of the raw values (robust standard deviation)
     rho: float  # lag-1 autocorrelation of the noise, from differences
+    scatter: float  # the same, tails included (plain standard deviation): what the error of a stretch mean needs
     red_rho_local: float  # of the reduced points, from locally centred differences (blind to a bending trend)
     smooth: np.ndarray  # smoothed level on the reduced grid
 
@@ -71,7 +72,23 @@ def prepare(steps: np.ndarray, values: np.ndarray, max_points: int = MAX_POINTS)
     # Trends are tested on the reduced points, so their autocorrelation is measured there (also cheap: a
     # running median over 100,000 raw differences per curve would cost more than the rest of the diagnosis).
     _, red_rho_local = noise_level(red_values, local=True)
-    return Series(steps, values, red_steps, red_values, bin_size, noise, rho, red_rho_local, smooth(red_values))
+    return Series(steps, values, red_steps, red_values, bin_size, noise, rho, scatter_level(values, noise, rho),
+                  red_rho_local, smooth(red_values))
+
+
+def scatter_level(values: np.ndarray, noise: float, rho: float) -> float:
+    """Point-to-point spread with its tails, never below the robust noise.
+
+    The plain standard deviation of first differences, corrected as `noise_level` corrects its robust one.
+    The robust noise ignores the occasional far-off value, which is right for trends and change points; a
+    stretch *mean*, though, carries every value, so its error must too. A reward that sits at 0.125 on most
+    steps and jumps to 0.9 now and then has a tiny robust noise, but its stretch means wander by the jumps.
+    """
+    if len(values) < 4:
+        return noise
+    diffs = np.diff(values)
+    spread = float(np.std(diffs)) / math.sqrt(2.0 * (1.0 - rho))
+    return max(noise, spread)
 
 
 def noise_level(values: np.ndarray, local: bool = False) -> tuple[float, float]:
@@ -339,10 +356,10 @@ def discontinuities(steps: np.ndarray, values: np.ndarray, limit: int = 5) -> li
     """
     n = len(values)
     k = int(min(10, max(3, n // 20)))
-    if n < 2 * k + 1:
+    if n < 2 * k + 1 or zero_heavy(values):
         return []
     magnitude = np.abs(values)
-    floor = max(noise_floor(values), 1e-3 * float(np.median(magnitude)) if n else 0.0)
+    floor = max(material_floor(values), 1e-3 * float(np.median(magnitude)) if n else 0.0)
     logm = np.log(np.maximum(magnitude, floor))
     series = pd.Series(logm)
     before = series.rolling(k).median().shift(1).to_numpy()
@@ -399,7 +416,7 @@ def level_shift(series: Series, first: np.ndarray, second: np.ndarray) -> LevelS
     if len(a) < 2 or len(b) < 2:
         return LevelShift(float(np.mean(a)) if len(a) else math.nan, float(np.mean(b)) if len(b) else math.nan, 0.0)
     shrink = (1 - series.rho) / (1 + series.rho)
-    noise = max(series.noise, noise_floor(series.values))
+    noise = max(series.scatter, noise_floor(series.values))
     error = noise * math.sqrt(1 / max(1.0, len(a) * shrink) + 1 / max(1.0, len(b) * shrink))
     before, after = float(np.mean(a)), float(np.mean(b))
     return LevelShift(before, after, (after - before) / error)
@@ -410,11 +427,43 @@ def stretch_width(n: int) -> int:
     return max(min(5, n // 3), n // 10, 1)
 
 
+def window_means(values: np.ndarray, width: int) -> np.ndarray:
+    """Means of every `width` consecutive values (`n - width + 1` of them), from cumulative sums: O(n)."""
+    width = max(1, min(width, len(values)))
+    sums = np.concatenate(([0.0], np.cumsum(values, dtype=np.float64)))
+    return (sums[width:] - sums[:-width]) / width
+
+
+def zero_share(values: np.ndarray) -> float:
+    """Share of values that are exactly 0 (0.0 when there are none)."""
+    return float(np.mean(values == 0.0)) if len(values) else 0.0
+
+
+# A curve that is exactly 0 on most steps (TRL logs grad_norm 0.0 on skipped steps, a loss of 0 with identical
+# rewards): ratios and jumps from a zero base mean nothing, so they are not read off it.
+ZERO_HEAVY_SHARE = 0.5
+
+
+def zero_heavy(values: np.ndarray) -> bool:
+    """Whether at least half of the values are exactly 0."""
+    return zero_share(values) >= ZERO_HEAVY_SHARE
+
+
+def material_floor(values: np.ndarray) -> float:
+    """The smallest magnitude that counts as a level rather than "about zero" for this curve.
+
+    A thousandth of the curve's typical large magnitude (its 95th percentile): a KL of 1e-9 going to 1e-4 is a
+    rise from zero, not a 100,000-fold jump.
+    """
+    magnitude = np.abs(values[np.isfinite(values)])
+    return max(noise_floor(values), 1e-3 * float(np.percentile(magnitude, 95))) if len(magnitude) else 1e-12
+
+
 def best_window(series: Series, width: int) -> np.ndarray:
     """Mask of the `width` consecutive raw points with the highest mean."""
     n = series.n
     width = max(1, min(width, n))
-    means = np.convolve(series.values, np.ones(width) / width, mode="valid")
+    means = window_means(series.values, width)
     start = int(np.argmax(means))
     mask = np.zeros(n, dtype=bool)
     mask[start:start + width] = True
@@ -474,19 +523,23 @@ class LevelOff:
         """The rate after the bend as a share of the climb rate (0: stopped, 1: no bend at all)."""
         return self.rate_after / self.climb_rate if self.climb_rate > 0 else math.inf
 
-    def stopped(self, share: float = 0.1, proof: float = 0.5) -> bool:
+    def stopped(self, share: float = 0.1, proof: float = 0.5, min_flat_points: int = MIN_FLAT_POINTS) -> bool:
         """The climb has all but stopped: under `share` of its rate is left, and the data rule out `proof` of it.
 
         The first is the practitioner's reading of the curve (flat since the bend); the second keeps noise from
         faking it (the most optimistic rate after the bend is still well below the climb). A handful of points
         after a bend cannot show either, so a short flat stretch never counts.
         """
-        return (self.flat_points >= MIN_FLAT_POINTS and self.climb_rate > 0 and self.rate_left < share
+        return (self.flat_points >= min_flat_points and self.climb_rate > 0 and self.rate_left < share
                 and self.rate_after_upper < proof * self.climb_rate)
 
-    def plateau(self) -> bool:
-        """Stopped, and flat for at least as long as it climbed: the run has shown what it will do."""
-        return self.stopped() and self.flat_steps >= self.climb_steps
+    def plateau(self, min_flat_points: int = MIN_FLAT_POINTS) -> bool:
+        """Stopped, and flat for at least as long as it climbed: the run has shown what it will do.
+
+        `min_flat_points`: logged points after the bend needed (fewer for separate evaluations than for
+        autocorrelated training steps).
+        """
+        return self.stopped(min_flat_points=min_flat_points) and self.flat_steps >= self.climb_steps
 
 
 def level_off(series: Series, min_points: int = 5) -> LevelOff | None:

@@ -11,6 +11,8 @@ from assessor.diagnose.models import ChangePoint, Discontinuity, SignalSummary, 
 from assessor.run import Run, Split
 
 MIN_POINTS = 3
+# Curves whose levels are stretch means rather than medians of the smoothed curve (see `describe`).
+MEAN_LEVEL_PREFIXES = ("reward_mean", "reward_component/", "pref_margin", "pref_accuracy")
 # Curves where a one-step spike means something (instability, a stall); spikes elsewhere are just noise.
 SPIKE_METRICS = frozenset({
     "kl", "grad_norm", "pg_loss", "loss", "entropy", "policy_shift_kl", "time_step_s", "reward_mean", "value_loss",
@@ -45,8 +47,10 @@ def first_rise(summary: SignalSummary, factor: float, change_points: bool = Fals
     rises = [(d.step, d.before, d.after) for d in summary.discontinuities]
     if change_points:
         rises += [(cp.step, cp.before, cp.after) for cp in summary.change_points if cp.direction == "up"]
+    # A ratio needs a base that is a level, not "about zero" on this curve's own scale.
+    base = 1e-3 * max(abs(summary.peak), abs(summary.trough))
     return next(((step, before, after) for step, before, after in sorted(rises)
-                 if step > start and before > 0 and after >= factor * before), None)
+                 if step > start and before > base and after >= factor * before), None)
 
 
 @dataclass(frozen=True)
@@ -64,10 +68,23 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
     series = robust.prepare(steps, values)
     smooth, red_steps = series.smooth, series.red_steps
     noise = max(series.noise, robust.noise_floor(series.values))
-    now = robust.edge_level(series.red_values, at_end=True) if len(series.red_values) >= 6 else float(smooth[-1])
-    start = robust.edge_level(series.red_values, at_end=False) if len(series.red_values) >= 6 else float(smooth[0])
-    peak_index, trough_index = int(np.argmax(smooth)), int(np.argmin(smooth))
-    peak, trough = max(float(smooth[peak_index]), now, start), min(float(smooth[trough_index]), now, start)
+    if metric.startswith(MEAN_LEVEL_PREFIXES) and series.n >= 6:
+        # Rewards are read as stretch means (a tenth of the run), the levels every reward comparison uses, so the
+        # start, peak and now quoted anywhere are the same numbers the tests were run on.
+        width = robust.stretch_width(series.n)
+        means = robust.window_means(series.values, width)
+        start, now = float(means[0]), float(means[-1])
+        peak_i, trough_i = int(np.argmax(means)), int(np.argmin(means))
+        peak, trough = float(means[peak_i]), float(means[trough_i])
+        peak_step = int(series.steps[peak_i + width // 2])
+        trough_step = int(series.steps[trough_i + width // 2])
+    else:
+        now = robust.edge_level(series.red_values, at_end=True) if len(series.red_values) >= 6 else float(smooth[-1])
+        start = robust.edge_level(series.red_values, at_end=False) if len(series.red_values) >= 6 else float(
+            smooth[0])
+        peak_index, trough_index = int(np.argmax(smooth)), int(np.argmin(smooth))
+        peak, trough = max(float(smooth[peak_index]), now, start), min(float(smooth[trough_index]), now, start)
+        peak_step, trough_step = int(red_steps[peak_index]), int(red_steps[trough_index])
     recent = robust.trend(series)
     cps = [
         ChangePoint(
@@ -80,14 +97,15 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
         Discontinuity(step=s, before=b, after=a, ratio=r) for s, b, a, r in robust.discontinuities(
             series.red_steps, series.red_values)
     ]
+    # On a curve that is mostly exact zeros, every non-zero value "spikes": nothing to read there.
     outliers = [
         Spike(step=s, value=v, level=lv, size_noise=z, kind=kind)
         for s, v, lv, z, kind in robust.spikes(series.steps, series.values, series.noise)
-    ] if metric in SPIKE_METRICS else []
+    ] if metric in SPIKE_METRICS and not robust.zero_heavy(series.values) else []
     summary = SignalSummary(
         metric=metric, split=split, points=series.n, first_step=int(series.steps[0]),
         last_step=int(series.steps[-1]), start=start, now=now, peak=peak,
-        peak_step=int(red_steps[peak_index]), trough=trough, trough_step=int(red_steps[trough_index]),
+        peak_step=peak_step, trough=trough, trough_step=trough_step,
         noise=series.noise, drop_from_peak_noise=(peak - now) / noise, rise_from_trough_noise=(now - trough) / noise,
         trend=recent.direction,
         trend_window_start=recent.window_start, trend_change=recent.change, trend_change_noise=recent.change_noise,
