@@ -9,6 +9,7 @@ from __future__ import annotations
 from assessor.diagnose.checkpoint import best_checkpoint
 from assessor.diagnose.clipping import diagnose_clipping
 from assessor.diagnose.components import diagnose_components
+from assessor.diagnose.compute import compute_accounting
 from assessor.diagnose.context import Context
 from assessor.diagnose.entropy import diagnose_entropy
 from assessor.diagnose.evaluation import diagnose_eval
@@ -19,7 +20,9 @@ from assessor.diagnose.learning_signal import diagnose_learning_signal
 from assessor.diagnose.length import diagnose_length
 from assessor.diagnose.loss import diagnose_loss
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, RunHeader
+from assessor.diagnose.overoptimization import diagnose_overoptimization
 from assessor.diagnose.reward import diagnose_reward
+from assessor.diagnose.run_state import run_state
 from assessor.run import Run
 
 # Signals whose reading every report carries, when the run logs them.
@@ -32,8 +35,12 @@ CORE_SIGNALS = (
 __all__ = ["Diagnostics", "diagnose"]
 
 
-def diagnose(run: Run) -> Diagnostics:
-    """Everything the numeric stage sees in a run (see `assessor.diagnose.models`)."""
+def diagnose(run: Run, now: float | None = None) -> Diagnostics:
+    """Everything the numeric stage sees in a run (see `assessor.diagnose.models`).
+
+    `now` (seconds since the epoch) lets a run that has stopped writing be called stalled; without it, the
+    reading depends on the run alone (as evals and replays need).
+    """
     ctx = Context(run)
     for metric in CORE_SIGNALS:
         ctx.book.get(metric)
@@ -50,28 +57,32 @@ def diagnose(run: Run) -> Diagnostics:
     evaluation = diagnose_eval(ctx)
     instability = diagnose_instability(ctx)
     gpu = diagnose_gpu(ctx)
-    checkpoint = best_checkpoint(ctx, evaluation)
+    overoptimization = diagnose_overoptimization(ctx)
     findings: list[Finding] = [
         f for section in (reward, kl_reward, learning_signal, components, entropy, length, clipping, loss, evaluation,
-                          instability)
+                          instability, overoptimization)
         for f in section.findings
     ]
     if gpu is not None:
         findings.extend(gpu.findings)
     findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.steps[0] if f.steps else 0))
+    checkpoint = best_checkpoint(ctx, reward, evaluation, components, findings, learning_signal)
     facts = run.facts
     last = run.last_step
+    state, state_reason = run_state(run, now)
     return Diagnostics(
         run=RunHeader(
             name=run.name, framework=facts.framework, algorithm=facts.algorithm, last_step=last,
             planned_total_steps=facts.planned_total_steps,
             progress=last / facts.planned_total_steps if last is not None and facts.planned_total_steps else None,
-            logging_interval=facts.logging_interval,
+            logging_interval=facts.logging_interval, state=state, state_reason=state_reason,
         ),
         signals=ctx.book.all_summaries(),
         reward=reward, kl_reward=kl_reward, learning_signal=learning_signal, reward_components=components,
         entropy=entropy, length=length, clipping=clipping, loss=loss, eval=evaluation, instability=instability, gpu=gpu,
-        best_checkpoint=checkpoint, absent=_absent(ctx, kl_reward.kl_absent_reason), findings=findings,
+        best_checkpoint=checkpoint, overoptimization=overoptimization,
+        compute=compute_accounting(ctx, checkpoint, learning_signal),
+        absent=_absent(ctx, kl_reward.kl_absent_reason), findings=findings,
     )
 
 

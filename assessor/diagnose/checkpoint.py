@@ -1,72 +1,237 @@
-"""Where the best version of the model is, and which checkpoint on disk is nearest at or before it.
+"""The run's one best point, and the checkpoint on disk nearest at or before it.
 
-Held-out eval is the best judge of quality when the run logs it. Without it, the smoothed training reward
-is used, weighed against drift: among the steps whose reward is within half a noise unit of the best, the
-earliest is preferred when KL is rising, because it buys the same reward with less distance from the
-reference.
+The best point is read on the closest measure of what is wanted: a held-out eval when the run logs one, else
+the training reward. It is the *newest* step whose level is within noise of the best level reached before
+anything broke: among equally good points the latest keeps the most training (every step a rollback gives up
+is compute thrown away), and a point inside or after a broken stretch (a length explosion, an entropy
+blow-up, a KL jump, a divergence) never qualifies, whatever the reward says there.
+
+Levels of the reward are stretch means (a tenth of the run, as everywhere else), compared with the standard
+error of such a mean; eval levels are single evaluations, compared with the eval-to-eval noise. Every report,
+plot and judge uses this one point.
 """
 
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, num
+from assessor.diagnose.evaluation import eval_noise, eval_score, sampling_error
 from assessor.diagnose.kl_reward import primary_reward
-from assessor.diagnose.models import BestCheckpoint, EvalDiagnosis
+from assessor.diagnose.models import (
+    BestCheckpoint,
+    EvalDiagnosis,
+    Finding,
+    LearningSignalDiagnosis,
+    RewardComponentsDiagnosis,
+    RewardDiagnosis,
+)
+
+# Generation-quality and optimisation breakages: the model was better before they began, whatever reward says.
+# Each with what it says and how much it counts: a weight of 2 is decisive on its own (a policy that no longer
+# ends its answers, or samples one answer, is broken); a weight of 1 needs a second witness, and a critical
+# finding counts double. The rules judge weighs these same findings with these same numbers.
+BREAKAGE_KINDS: dict[str, tuple[str, float]] = {
+    "length_explosion_to_cap": ("completion lengths ran to the cap", 1.0),
+    "length_collapse": ("completion lengths collapsed", 2.0),
+    "length_split_to_extremes": ("completions split into empty and capped ones", 2.0),
+    "entropy_blow_up": ("entropy blew up", 1.0),
+    "entropy_collapse": ("entropy collapsed", 2.0),
+    "kl_jump": ("KL jumped", 2.0),
+    "narrowing_without_gain": ("the policy narrowed without gain", 2.0),
+    "grad_norm_regime_change": ("the gradient norm changed regime", 1.0),
+    "loss_magnitude_blow_up": ("the loss blew up", 1.0),
+    "loss_discontinuity": ("the loss jumped", 0.5),
+    "nonfinite": ("training diverged to NaN/inf", 2.0),
+    "reward_hacking": ("reward started to be bought at the task's expense", 2.0),
+    "chosen_logps_collapse": ("the chosen completions' likelihood collapsed", 2.0),
+}
+CONFIRMED_BREAKAGE = 2.0
 
 
-def best_checkpoint(ctx: Context, evaluation: EvalDiagnosis) -> BestCheckpoint:
-    """The best point of the run and the checkpoint to roll back to."""
-    if evaluation.peak_step is not None and evaluation.points >= 2:
-        basis, best_step = "eval", evaluation.peak_step
-        why = f"held-out {evaluation.metric} peaked at {num(evaluation.peak)} at step {best_step}"
+def breakage_kind(f: Finding) -> str | None:
+    """The breakage a finding reports, folded to one name per pattern (None when it is not a breakage)."""
+    if f.signal == "entropy" and "blow" in f.kind:
+        return "entropy_blow_up"
+    if f.signal == "grad_norm" and f.kind in ("spike_regime_change", "level_shift"):
+        return "grad_norm_regime_change"
+    if f.kind == "nonfinite":
+        return "nonfinite" if f.severity == "critical" else None
+    if f.kind == "length_truncation":  # nearly every completion cut off, from a start where few were
+        return "length_explosion_to_cap" if f.severity == "critical" else None
+    return f.kind if f.kind in BREAKAGE_KINDS else None
+
+
+def breakage_weight(f: Finding) -> float:
+    """How much a breakage finding counts (0 for any other finding)."""
+    kind = breakage_kind(f)
+    if kind is None or f.severity not in ("warning", "critical"):
+        return 0.0
+    return BREAKAGE_KINDS[kind][1] * (2.0 if f.severity == "critical" else 1.0)
+
+
+def breakage_onset(findings: list[Finding]) -> tuple[int, str] | None:
+    """Where the run broke, and what broke: the first breakage, once the breakages together are decisive.
+
+    Their weights must add up to `CONFIRMED_BREAKAGE`: a KL jump or an entropy collapse alone, or a gradient
+    regime change together with a loss blow-up. A single weak one is a risk, not a break.
+    """
+    onsets = sorted((f.steps[0], kind, breakage_weight(f)) for f in findings
+                    if (kind := breakage_kind(f)) is not None and f.steps and breakage_weight(f) > 0)
+    if sum(weight for _, _, weight in onsets) < CONFIRMED_BREAKAGE:
+        return None
+    step, kind, _ = onsets[0]
+    return step, BREAKAGE_KINDS[kind][0]
+
+
+@dataclass(frozen=True)
+class _Curve:
+    """Levels along the basis curve: at each step, and their standard error."""
+
+    steps: np.ndarray
+    levels: np.ndarray
+    band: float  # the standard error of one level ("within noise")
+    now: float  # the level over the latest stretch
+    now_error: float  # its standard error, for the decline test
+    smoothed: bool
+    sampling: bool = False  # the band is the sampling error of a pass rate (from the eval set size)
+    ends: np.ndarray | None = None  # last step each level covers (stretch means), when not the step itself
+
+
+def _reward_curve(series: robust.Series) -> _Curve | None:
+    n = series.n
+    width = robust.stretch_width(n)
+    if n < 3 or width < 1:
+        return None
+    means = robust.window_means(series.values, width)
+    centres = series.steps[width // 2: width // 2 + len(means)]
+    ends = series.steps[width - 1: width - 1 + len(means)]
+    shrink = (1 - series.rho) / (1 + series.rho)
+    noise = max(series.scatter, robust.noise_floor(series.values))
+    error = noise / math.sqrt(max(1.0, width * shrink))
+    return _Curve(centres, means, error, float(means[-1]), error, smoothed=width > 1, ends=ends)
+
+
+def _eval_curve(ctx: Context, evaluation: EvalDiagnosis) -> _Curve | None:
+    if evaluation.metric is None or evaluation.points < 3:
+        return None
+    series = ctx.run.series(evaluation.metric, "eval")
+    values = series.to_numpy()
+    if float(np.ptp(values)) == 0.0:
+        return None  # an eval that never moved has no best point
+    score = eval_score(evaluation.metric, values)
+    noise = eval_noise(score)
+    # "As good as the best" is strict: a pass rate within one sampling error of the best score, when the set
+    # size shows, else within the eval-to-eval noise (which a collapse after the peak inflates).
+    sampling = sampling_error(evaluation.metric, values)
+    band = min(noise, sampling) if sampling is not None else noise
+    # "Now" is the mean of the last two evaluations, so one unlucky evaluation does not call a decline.
+    tail = score[-2:]
+    return _Curve(series.index.to_numpy(), score, band, float(np.mean(tail)), band / math.sqrt(len(tail)),
+                  smoothed=False, sampling=sampling is not None and sampling < noise)
+
+
+def best_checkpoint(
+    ctx: Context, reward: RewardDiagnosis, evaluation: EvalDiagnosis, components: RewardComponentsDiagnosis,
+    findings: list[Finding], signal: LearningSignalDiagnosis,
+) -> BestCheckpoint:
+    """The run's one best point (see the module docstring) and the checkpoint to roll back to."""
+    broke = breakage_onset(findings)
+    breakage_step, breakage = broke if broke else (None, None)
+    if signal.never_learned:
+        return BestCheckpoint(
+            basis="none", breakage_step=breakage_step, breakage=breakage, save_steps=ctx.facts.save_steps,
+            reason="the run never had a learning signal, so no step is better than the model it started from")
+    curve, basis, metric = None, "none", None
+    eval_curve = _eval_curve(ctx, evaluation)
+    if eval_curve is not None and (breakage_step is None or (eval_curve.steps < breakage_step).sum() >= 2):
+        curve, basis, metric = eval_curve, "eval", f"eval/{evaluation.metric}"
     else:
-        metric = primary_reward(ctx)
-        reading = ctx.book.get(metric) if metric else None
-        if reading is None:
-            return BestCheckpoint(basis="none", reason="no reward or eval signal to choose a best point from")
-        series = reading.series
-        # The best stretch (a tenth of the run), as the reward diagnosis measures it: one lucky batch is not a peak.
-        width = robust.stretch_width(series.n)
-        means = np.convolve(series.values, np.ones(width) / width, mode="valid")
-        shrink = (1 - series.rho) / (1 + series.rho)
-        error = max(series.noise, 1e-12) / np.sqrt(max(1.0, width * shrink))
-        kl = ctx.book.get("kl")
-        drifting = kl is not None and kl.summary.trend == "rising"
-        near_best = np.flatnonzero(means >= means.max() - error)
-        if drifting:
-            # With KL rising, the earliest stretch within noise of the best buys the same reward for less distance
-            # from the reference.
-            start = int(near_best[0])
-            best_step = int(np.median(series.steps[start:start + width]))
-            how = ", the earliest stretch within noise of the peak, since KL keeps rising"
-        else:
-            # Otherwise the latest such stretch: as good, and with more training behind it (on a plateau the
-            # single best stretch is just the luckiest one).
-            start = int(near_best[-1])
-            best_step = int(np.median(series.steps[start:start + width]))
-            how = ", the latest stretch within noise of the peak"
-        basis = "reward"
-        why = f"{metric} is at its best ({num(float(means[start]))} averaged over steps " \
-              f"{int(series.steps[start])}–{int(series.steps[start + width - 1])}) around step {best_step}{how}"
-    return _nearest_checkpoint(ctx, basis, best_step, why)
+        # A saturated easy component can carry the total while the one that matters falls: read that one.
+        task = components.fallen_task
+        reward_metric = task or primary_reward(ctx)
+        reading = ctx.book.get(reward_metric) if reward_metric else None
+        if reading is not None and float(np.ptp(reading.series.values)) > 0.0:
+            curve, basis, metric = _reward_curve(reading.series), "task" if task else "reward", reward_metric
+    if curve is None or metric is None:
+        return BestCheckpoint(
+            basis="none", breakage_step=breakage_step, breakage=breakage, save_steps=ctx.facts.save_steps,
+            reason="no reward or held-out curve that moves, so no best point can be named")
+    covered = curve.ends if curve.ends is not None else curve.steps
+    # A level that covers any step of the broken stretch is not a candidate.
+    eligible = covered < breakage_step if breakage_step is not None else np.ones(len(curve.steps), dtype=bool)
+    if not eligible.any():
+        eligible[0] = True  # broke at once: the start is all there is
+    levels = np.where(eligible, curve.levels, -np.inf)
+    top = int(np.argmax(levels))
+    best_level = float(curve.levels[top])
+    newest = int(np.flatnonzero(eligible & (curve.levels >= best_level - curve.band))[-1])
+    best_step = int(curve.steps[newest])
+    sign = -1.0 if basis == "eval" and evaluation.metric in ("loss",) else 1.0
+    decline = (best_level - curve.now) / math.hypot(curve.band, curve.now_error)
+    # Behind us: the curve's own decline finding says so (the eval's, or the reward's), or a breakage does.
+    if basis == "eval":
+        behind = any(f.kind == "eval_declining" and f.signal == "eval" for f in evaluation.findings)
+    elif basis == "task":
+        behind = True  # read because it fell from its best (see `fallen_task`)
+    else:
+        behind = any(f.kind == "reward_peaked_then_declined" for f in reward.findings)
+    last = ctx.run.last_step or best_step
+    behind = behind or (breakage_step is not None and best_step < last)
+    what = _describe(metric, basis, curve, best_level, int(curve.steps[top]), best_step, breakage_step, breakage,
+                     sign)
+    out = BestCheckpoint(
+        basis=basis, metric=metric, best_step=best_step, level=sign * float(curve.levels[newest]),
+        best_level=sign * best_level, best_level_step=int(curve.steps[top]), now_level=sign * curve.now,
+        band=curve.band, smoothed=curve.smoothed, behind=bool(behind), decline_t=float(decline),
+        breakage_step=breakage_step, breakage=breakage, save_steps=ctx.facts.save_steps, reason=what,
+    )
+    return _nearest_checkpoint(ctx, out)
 
 
-def _nearest_checkpoint(ctx: Context, basis: str, best_step: int, why: str) -> BestCheckpoint:
+def _describe(
+    metric: str, basis: str, curve: _Curve, best_level: float, best_level_step: int, best_step: int,
+    breakage_step: int | None, breakage: str | None, sign: float,
+) -> str:
+    if basis == "eval":
+        within = "one sampling error" if curve.sampling else "its eval-to-eval noise"
+        text = (f"{metric} was best at {num(sign * best_level)} at step {best_level_step}; the newest evaluation "
+                f"within {within} ({num(curve.band)}) of that is step {best_step}")
+        if best_step == best_level_step:
+            text = f"{metric} was best at {num(sign * best_level)} at step {best_step}"
+    else:
+        text = (f"{metric} (smoothed: stretch means) was best at {num(best_level)} around step {best_level_step}; the "
+                f"newest stretch within one standard error ({num(curve.band)}) of that is centred on step {best_step}")
+        if best_step == best_level_step:
+            text = f"{metric} (smoothed: stretch means) was best at {num(best_level)} around step {best_step}"
+    if breakage_step is not None:
+        text += f", before {breakage} at step {breakage_step}"
+    return text
+
+
+def _nearest_checkpoint(ctx: Context, best: BestCheckpoint) -> BestCheckpoint:
+    step = best.best_step
+    assert step is not None
     checkpoints = ctx.run.checkpoints
-    at_or_before = [c for c in checkpoints if c.step <= best_step]
+    at_or_before = [c for c in checkpoints if c.step <= step]
+    save = best.save_steps
+    expected = (step // save) * save if save else None
     if at_or_before:
         chosen = at_or_before[-1]
-        gap = best_step - chosen.step
+        gap = step - chosen.step
         where = "exactly there" if gap == 0 else f"{gap} steps before it"
-        return BestCheckpoint(
-            basis=basis, best_step=best_step, checkpoint_step=chosen.step, checkpoint_path=chosen.path,
-            reason=f"{why}; {chosen.path} is the newest checkpoint on disk at or before it ({where})",
-        )
+        return best.model_copy(update={
+            "checkpoint_step": chosen.step, "checkpoint_path": chosen.path, "expected_checkpoint_step": expected,
+            "reason": f"{best.reason}; {chosen.path} is the newest checkpoint on disk at or before it ({where})"})
     if checkpoints:
-        reason = (f"{why}; no checkpoint on disk is that early (the earliest is step {checkpoints[0].step}, "
-                  f"{checkpoints[0].path})")
+        tail = (f"; no checkpoint on disk is that early (the earliest is step {checkpoints[0].step}, "
+                f"{checkpoints[0].path})")
     else:
-        reason = f"{why}; no checkpoints are on disk"
-    return BestCheckpoint(basis=basis, best_step=best_step, reason=reason)
+        tail = "; no checkpoints are in the run directory"
+    if expected:
+        tail += f" (the save interval of {save} steps would have written one at step {expected})"
+    return best.model_copy(update={"expected_checkpoint_step": expected, "reason": best.reason + tail})

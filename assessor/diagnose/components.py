@@ -73,7 +73,10 @@ def diagnose_components(ctx: Context) -> RewardComponentsDiagnosis:
     # One component and nothing missing: it *is* the total, which the reward and learning-signal readings cover.
     composite = len(components) > 1
     findings = [*_saturated_while_other_stalls(components), *_against_total(components, total)] if composite else []
+    fallen = next((c for c in components if c.name != REMAINDER and not c.saturated and _fell_from_best(c.reading)),
+                  None) if any(f.kind == "component_saturated_other_stalls" for f in findings) else None
     return RewardComponentsDiagnosis(
+        fallen_task=fallen.reading.summary.metric if fallen is not None else None,
         components=[
             ComponentSummary(name=c.name, start=c.reading.summary.start, now=c.reading.summary.now,
                              trend=c.direction, saturated=c.saturated)

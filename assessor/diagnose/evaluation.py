@@ -7,26 +7,58 @@ past the peak before a decline is called.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from scipy import stats
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
-from assessor.diagnose.models import EvalDiagnosis, Finding, Severity
+from assessor.diagnose.models import EvalCurve, EvalDiagnosis, Finding, Severity
 
 # Preferred held-out metrics, best first; `loss` is lower-is-better.
 EVAL_METRICS = ("accuracy", "reward_mean", "pass_at_k", "pref_accuracy", "pref_margin", "loss")
 LOWER_IS_BETTER = frozenset({"loss"})
+# Other held-out series that measure quality (a score, an accuracy, a reward), read one by one.
+_QUALITY_WORDS = ("acc", "score", "reward", "pass", "exact", "correct", "match", "win", "solve")
+_NOT_QUALITY_WORDS = ("length", "len", "time", "kl", "entropy", "std", "runtime", "per_second", "tokens", "clip",
+                      "count", "num_", "rejected", "chosen", "logps", "logits")
+MIN_EVALS = 4  # evaluations needed to say an eval does not move
+PLATEAU_EVALS = 5  # evaluations after the bend needed to call an eval plateau
+
+
+def eval_score(metric: str, values: np.ndarray) -> np.ndarray:
+    """Eval values turned so that higher is better (a held-out loss is negated)."""
+    return -values if metric in LOWER_IS_BETTER else values
+
+
+def quality_metrics(ctx: Context) -> list[str]:
+    """Held-out series that measure quality, the preferred one first."""
+    names = ctx.run.metric_names("eval")
+    preferred = [m for m in EVAL_METRICS if m in names]
+    others = [m for m in names if m not in preferred and any(w in m.lower() for w in _QUALITY_WORDS)
+              and not any(w in m.lower() for w in _NOT_QUALITY_WORDS)]
+    return preferred + others
 
 
 def diagnose_eval(ctx: Context) -> EvalDiagnosis:
-    """Peak, now, decline from the peak in noise units, and divergence from training reward."""
-    metric = next((m for m in EVAL_METRICS if ctx.run.has(m, "eval")), None)
-    if metric is None:
+    """Peak, now, decline from the peak in noise units, and divergence from training reward, per eval series."""
+    metrics = quality_metrics(ctx)
+    if not metrics:
         return EvalDiagnosis()
+    out = _primary(ctx, metrics[0])
+    for metric in metrics:
+        curve, findings = _curve(ctx, metric, primary=metric == metrics[0])
+        if curve is not None:
+            out.curves.append(curve)
+        out.findings.extend(findings)
+    return out
+
+
+def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
     series = ctx.run.series(metric, "eval")
     steps, values = series.index.to_numpy(), series.to_numpy()
-    sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
-    score = sign * values
+    score = eval_score(metric, values)
     peak_index = int(np.argmax(score))
     peak_step, now_step = int(steps[peak_index]), int(steps[-1])
     out = EvalDiagnosis(
@@ -35,7 +67,9 @@ def diagnose_eval(ctx: Context) -> EvalDiagnosis:
     )
     if len(values) < 3:
         return out
-    noise = _eval_noise(score)
+    if float(np.ptp(values)) == 0.0:
+        return out  # identical at every evaluation: no peak to read (see `_curve`)
+    noise = eval_noise(score)
     recent = float(np.mean(score[-2:]))  # two evaluations, so one unlucky one does not call a decline
     # The best of many noisy evaluations is a lucky one: its level is read with its neighbours, so a single
     # high draw among twenty evaluations does not pass for a peak the model has since fallen from.
@@ -87,7 +121,166 @@ def diagnose_eval(ctx: Context) -> EvalDiagnosis:
     return out
 
 
-def _eval_noise(score: np.ndarray) -> float:
+def _curve(ctx: Context, metric: str, primary: bool) -> tuple[EvalCurve | None, list[Finding]]:
+    """One held-out series: its peak-to-now decline (non-primary ones) and whether it moves while training does.
+
+    The primary series' decline is read by `_primary`; here every series is also compared with the training
+    reward over the same steps, because a gain that does not show on held-out data does not transfer.
+    """
+    series = ctx.run.series(metric, "eval")
+    steps, values = series.index.to_numpy(), series.to_numpy()
+    if len(values) < 3:
+        return None, []
+    score = eval_score(metric, values)
+    noise = eval_noise(score)
+    peak_index = int(np.argmax(score))
+    recent = float(np.mean(score[-2:]))
+    name = f"eval/{metric}"
+    constant = float(np.ptp(values)) == 0.0
+    moved = float(np.max(score)) - float(np.mean(score[:2])) > 2 * noise and not constant
+    train = _train_change(ctx, int(steps[0]), int(steps[-1]))
+    curve = EvalCurve(
+        metric=name, points=len(values), start=float(values[0]), peak=float(values[peak_index]),
+        peak_step=int(steps[peak_index]), now=float(np.mean(values[-2:])), now_step=int(steps[-1]), noise=noise,
+        decline_noise=(float(score[peak_index]) - recent) / noise, moved=moved, train_change_noise=train,
+    )
+    findings: list[Finding] = []
+    evals_after_peak = len(values) - 1 - peak_index
+    if not primary and not constant and evals_after_peak >= 2 and curve.decline_noise >= 2.0:
+        findings.append(finding(
+            name, "eval_declining", "warning",
+            f"held-out {metric} peaked at {num(curve.peak)} at step {curve.peak_step} and averages {num(curve.now)} "
+            f"over the last two evaluations ({curve.decline_noise:.1f}x its eval-to-eval noise of {num(noise)})",
+            [curve.peak_step, curve.now_step]))
+    train_rose = train is not None and train >= TRAIN_ROSE_T
+    if constant:
+        # Identical at every evaluation: with training reward rising, the gains do not reach held-out data (or
+        # the eval does not see the current weights); either way more steps cannot be shown to pay.
+        findings.append(finding(
+            name, "eval_not_transferring" if train_rose else "eval_constant", "warning" if train_rose else "watch",
+            f"held-out {metric} is {num(float(values[0]))} at every one of {len(values)} evaluations"
+            + (f", while the training reward rose ({train:.1f} standard errors over the same steps)" if train_rose
+               else "") + ": it does not respond to training (check that the eval loads the current weights and "
+            "parses the answers)", [int(steps[0]), int(steps[-1])]))
+    else:
+        findings.extend(_not_transferring(ctx, name, metric, steps, score, noise))
+    return curve, findings
+
+
+def _not_transferring(
+    ctx: Context, name: str, metric: str, steps: np.ndarray, score: np.ndarray, noise: float,
+) -> list[Finding]:
+    """An eval shown to have levelled off, with the training reward still rising over the flat stretch or not.
+
+    The eval is the closest measure of what is wanted: one that has demonstrably stopped improving says more
+    steps are not paying, whatever the training reward does. With the training reward still rising over the
+    flat stretch, the later gains do not transfer; without, the run has converged on held-out data. A short
+    or noisy eval cannot show a plateau, and then nothing is said.
+    """
+    bend = _levelled_off(steps, score, noise)
+    if bend is None:
+        return []
+    flat = steps >= bend.step
+    part, part_steps = score[flat], steps[flat]
+    sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
+    levels = (f"{num(sign * float(np.mean(part[:2])))} → {num(sign * float(np.mean(part[-2:])))} over "
+              f"{len(part)} evaluations, under {max(0.0, bend.rate_left):.0%} of the rate it climbed at")
+    train = _train_change(ctx, int(part_steps[0]), int(part_steps[-1]))
+    if train is not None and train >= TRAIN_ROSE_T:
+        return [finding(
+            name, "eval_not_transferring", "warning",
+            f"training reward rose ({train:.1f} standard errors) between steps {int(part_steps[0])} and "
+            f"{int(part_steps[-1])} while held-out {metric} stood still ({levels}): the later gains do not transfer",
+            [int(part_steps[0]), int(part_steps[-1])])]
+    return [finding(
+        name, "eval_plateau", "warning",
+        f"held-out {metric} levelled off around step {bend.step}: it climbed for {bend.climb_steps} steps and has "
+        f"stood still for the {bend.flat_steps} since ({levels}); on held-out data the run has converged",
+        [int(part_steps[0]), int(part_steps[-1])])]
+
+
+def _levelled_off(steps: np.ndarray, score: np.ndarray, noise: float) -> robust.LevelOff | None:
+    """The bend of an eval that rose and then stood still for at least as long as it climbed, or None.
+
+    The reward's plateau test (`robust.LevelOff`) on separate evaluations: the best continuous two-piece linear
+    fit gives the bend; the climb rate is the gain up to it over its length (an eval can rise in one interval);
+    the rate since is a Theil-Sen slope whose 90% upper bound must also stay well under the climb rate.
+    """
+    n = len(score)
+    if n < 2 + PLATEAU_EVALS:
+        return None
+    x = steps.astype(np.float64)
+    best_sse, best_i = math.inf, -1
+    for i in range(1, n - PLATEAU_EVALS + 1):
+        design = np.column_stack([np.ones(n), np.minimum(x, x[i]), np.maximum(x - x[i], 0.0)])
+        coef, *_ = np.linalg.lstsq(design, score, rcond=None)
+        sse = float(np.sum((design @ coef - score) ** 2))
+        if sse < best_sse:
+            best_sse, best_i = sse, i
+    after = x >= x[best_i]
+    gain = float(np.mean(score[after][:2])) - float(score[0])
+    climb = x[best_i] - x[0]
+    if gain <= 2 * noise or climb <= 0:
+        return None
+    fit = stats.theilslopes(score[after], x[after], alpha=0.90)
+    rate = gain / climb
+    out = robust.LevelOff(
+        step=int(x[best_i]), climb_steps=int(climb), flat_steps=int(x[-1] - x[best_i]), flat_points=int(after.sum()),
+        climb_rate=rate, rate_after=float(fit.slope), rate_after_upper=float(fit.high_slope))
+    return out if out.plateau(min_flat_points=PLATEAU_EVALS) else None
+
+
+TRAIN_ROSE_T = 4.0
+
+
+def _train_change(ctx: Context, first: int, last: int) -> float | None:
+    """Training reward's change between the stretches around two steps, in standard errors (None: not logged)."""
+    reading = ctx.book.get("reward_mean")
+    if reading is None:
+        return None
+    series = reading.series
+    width = robust.stretch_width(series.n)
+    near_first = np.zeros(series.n, dtype=bool)
+    near_first[np.argsort(np.abs(series.steps - first), kind="stable")[:width]] = True
+    near_last = np.zeros(series.n, dtype=bool)
+    near_last[np.argsort(np.abs(series.steps - last), kind="stable")[:width]] = True
+    if (near_first & near_last).any():
+        return None
+    return robust.level_shift(series, near_first, near_last).t
+
+
+_PROPORTION_WORDS = ("acc", "pass", "exact", "correct", "match", "solve", "success")
+
+
+def sampling_error(metric: str, values: np.ndarray) -> float | None:
+    """The standard error of one evaluation of a pass rate, from the size of the eval set, when it shows.
+
+    Pass rates on a fixed set of N problems are multiples of 1/N, so N can be read off the scores themselves
+    (0.562 and 0.548 on 500 problems); the error of one score is then sqrt(p (1 - p) / N). This measures how
+    far apart two checkpoints must score to differ, without the eval-to-eval noise a collapse inflates. None
+    for scores that are not pass rates, or whose set size does not show (rounded or averaged values).
+    """
+    if metric != "accuracy" and not any(w in metric.lower() for w in _PROPORTION_WORDS):
+        return None
+    finite = values[np.isfinite(values)]
+    if len(finite) < 3 or float(np.min(finite)) < 0:
+        return None
+    scale = 100.0 if float(np.max(finite)) > 1.0 else 1.0
+    if scale == 100.0 and float(np.max(finite)) > 100.0:
+        return None
+    p = finite / scale
+    sizes = np.arange(20, 5001)
+    counts = np.outer(p, sizes)
+    fits = np.all(np.abs(counts - np.round(counts)) <= 1e-6 * sizes, axis=0)
+    if not fits.any():
+        return None
+    n = int(sizes[int(np.argmax(fits))])
+    level = float(np.max(p))
+    return scale * math.sqrt(max(level * (1 - level), 1.0 / n) / n)
+
+
+def eval_noise(score: np.ndarray) -> float:
+    """Eval-to-eval noise: a robust spread of differences, never under 1% of the level's scale."""
     # Evaluations are separate measurements (fresh samples of a fixed set), so their noise is read from
     # differences without the autocorrelation correction: with a dozen points, a steady slide would otherwise
     # masquerade as autocorrelated noise and hide itself.

@@ -9,6 +9,7 @@ from __future__ import annotations
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import ChangePoint, Finding, InstabilityDiagnosis, Severity, Spike
 from assessor.diagnose.signals import first_rise
+from assessor.run import Run
 
 SPIKE_SIGNALS = ("kl", "grad_norm", "pg_loss", "loss", "entropy", "policy_shift_kl")
 NAN_SIGNALS = ("loss", "pg_loss", "grad_norm", "kl", "reward_mean", "entropy", "value_loss")
@@ -34,7 +35,7 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
             continue
         out.nonfinite_steps[metric] = steps
         logged = len(steps) + (len(ctx.run.series(metric)) if ctx.run.has(metric) else 0)
-        latest = _latest_all_nonfinite(ctx, metric, steps)
+        latest = latest_all_nonfinite(ctx.run, metric)
         share = len(steps) / max(1, logged)
         severity: Severity
         if latest and metric in ("loss", "pg_loss", "grad_norm"):
@@ -52,9 +53,12 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
     return out
 
 
-def _latest_all_nonfinite(ctx: Context, metric: str, nan_steps: list[int], k: int = 3) -> bool:
+def latest_all_nonfinite(run: Run, metric: str, k: int = 3) -> bool:
     """Whether the last `k` logged values of the metric are all non-finite."""
-    finite_steps = ctx.run.series(metric).index.to_numpy()
+    nan_steps = run.nonfinite_steps(metric)
+    if not nan_steps:
+        return False
+    finite_steps = run.series(metric).index.to_numpy()
     merged = sorted([(s, False) for s in nan_steps] + [(int(s), True) for s in finite_steps])
     tail = merged[-k:]
     return len(tail) == k and not any(is_finite for _, is_finite in tail)

@@ -78,6 +78,10 @@ def _kl_absent_reason(ctx: Context, kl: Reading | None) -> str | None:
 
 
 KL_JUMP_RATIO = 10.0  # an order of magnitude in one go: a blow-up, whatever the estimator or beta
+# Per-token KL in nats: practitioners treat about 0.5 as a warning and 1 as a stop sign. Below a hundredth the
+# policy has hardly moved, whatever the ratios say; below a tenth, growth is worth watching, not alarming.
+KL_MATERIAL = 0.01
+KL_NOTABLE = 0.1
 
 
 def _kl_jumps(kl: Reading, reward: Reading) -> list[Finding]:
@@ -88,6 +92,8 @@ def _kl_jumps(kl: Reading, reward: Reading) -> list[Finding]:
     if jump is None:
         return []
     step, before, after = jump
+    if after < KL_MATERIAL:
+        return []  # a tenfold rise from about zero to a level that is still about zero is no lurch
     # Worse now than just before the jump: the stretch before it against the latest stretch.
     series = reward.series
     width = robust.stretch_width(series.n)
@@ -249,7 +255,7 @@ def _findings(
     # Growth without bound: still rising fast relative to its own level, with no sign of levelling off.
     # (Every run's KL is many times its near-zero start; that alone says nothing.)
     if kl.trend == "rising" and kl.slowing is not True and kl.now > 0 and kl.trend_change >= 0.25 * kl.now:
-        out.append(finding("kl", "kl_unbounded", "warning",
+        out.append(finding("kl", "kl_unbounded", "warning" if kl.now >= KL_NOTABLE else "watch",
                            f"KL is still climbing fast: +{num(kl.trend_change)} since step {since} "
                            f"({kl.trend_change / kl.now:.0%} of its current {num(kl.now)}) with no sign of levelling "
                            "off", [since]))

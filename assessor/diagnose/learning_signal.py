@@ -9,9 +9,11 @@ its ceiling with no spread left means the data has nothing more to teach.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
+from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
-from assessor.diagnose.models import Finding, LearningSignalDiagnosis
+from assessor.diagnose.models import ConstantComponent, Finding, LearningSignalDiagnosis
 from assessor.diagnose.signals import Reading
 
 NO_SPREAD = 1e-6  # advantage or reward spread this small means every completion scored the same
@@ -34,10 +36,11 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
         return out
     no_spread_share = _no_spread_share(zero, adv)
     findings: list[Finding] = []
+    _measure_shares(ctx, reward, std, zero, adv, out)
 
     flat_from_start = _identical_from_start(reward, std, adv)
     if flat_from_start:
-        out.identical_from_start = True
+        out.identical_from_start = out.never_learned = True
         findings.append(finding(
             "reward_mean", "identical_rewards", "critical",
             f"every completion has scored the same since the start (reward {num(reward.summary.start)} with no "
@@ -45,6 +48,13 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
             "(reward function, parsing, or prompts)", [reward.summary.first_step]))
         out.findings = findings
         return out
+    no_signal = _no_signal(ctx, reward, out)
+    if no_signal is not None:
+        out.never_learned = True
+        findings.append(no_signal)
+        out.findings = findings + _partial_signal_findings(reward, out, no_signal_found=True)
+        return out
+    findings.extend(_partial_signal_findings(reward, out, no_signal_found=False))
 
     ceiling, floor = _bounds(reward)
     recent_share = no_spread_share[1] if no_spread_share else None
@@ -85,6 +95,138 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
             "thinning", [std.summary.trend_window_start]))
     out.findings = findings
     return out
+
+
+MIN_SIGNAL_POINTS = 20  # logged steps before "it never learned" can be said
+NO_SIGNAL_SHARE = 0.8  # a reward stuck at its floor on this share of the steps carries (almost) no signal
+PINNED_SHARE = 0.95  # a component at one exact value on this share of the steps does not move
+
+
+def _measure_shares(
+    ctx: Context, reward: Reading, std: Reading | None, zero: Reading | None, adv: Reading | None,
+    out: LearningSignalDiagnosis,
+) -> None:
+    """Exact-zero and constant shares: of the reward, of the group spread, of the gradient and of the loss."""
+    values = reward.series.values
+    out.zero_reward_share = robust.zero_share(values)
+    out.constant_reward_share = _modal(values)[1]
+    flags = []
+    if std is not None:
+        flags.append(pd.Series(std.series.values <= NO_SPREAD, index=std.series.steps))
+    if zero is not None:
+        flags.append(pd.Series(zero.series.values >= 1 - NO_SPREAD, index=zero.series.steps))
+    if adv is not None:
+        flags.append(pd.Series(adv.series.values <= NO_SPREAD, index=adv.series.steps))
+    if flags:
+        joined = pd.concat(flags, axis=1).groupby(level=0).max()
+        out.zero_spread_share = float(joined.fillna(False).any(axis=1).mean())
+    for metric, field in (("grad_norm", "zero_grad_share"), ("loss", "zero_loss_share")):
+        reading = ctx.book.get(metric)
+        if reading is not None and reading.series.n >= MIN_SIGNAL_POINTS // 2:
+            setattr(out, field, robust.zero_share(reading.series.values))
+    for name in ctx.run.metric_names():
+        if not (name.startswith(COMPONENT_PREFIX) and name.endswith("_mean")):
+            continue
+        component = ctx.book.get(name)
+        if component is None or component.series.n < MIN_SIGNAL_POINTS // 2:
+            continue
+        value, share = _modal(component.series.values)
+        if share >= PINNED_SHARE:
+            out.constant_components.append(ConstantComponent(
+                name=name[len(COMPONENT_PREFIX):-len("_mean")], value=value, share=share,
+                at_floor=value <= float(np.min(component.series.values))))
+
+
+COMPONENT_PREFIX = "reward_component/"
+
+
+def _modal(values: np.ndarray) -> tuple[float, float]:
+    """The most common exact value and its share."""
+    if not len(values):
+        return 0.0, 0.0
+    uniques, counts = np.unique(values, return_counts=True)
+    top = int(np.argmax(counts))
+    return float(uniques[top]), float(counts[top] / len(values))
+
+
+def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> Finding | None:
+    """A run that never had anything to learn from, over its whole length and its latest half alike.
+
+    The reward sits at its floor on most steps (exactly 0, or one constant that is its minimum), or every
+    group scores alike on almost every step, or the component that says the task was solved never leaves its
+    floor while only format components move. A rise later in the run, however late, is learning: this is
+    about runs where nothing fires at all.
+    """
+    values, steps = reward.series.values, reward.series.steps
+    n = len(values)
+    if n < MIN_SIGNAL_POINTS:
+        return None
+    second_half = values[n // 2:]
+    value, share = _modal(values)
+    recent_value, recent_share = _modal(second_half)
+    rising = reward.summary.trend == "rising"
+    # Never off the floor for a whole stretch: a run that learnt and then collapsed to the floor had one.
+    width = robust.stretch_width(n)
+    best_stretch = float(np.max(robust.window_means(values, width)))
+    never_rose = best_stretch - value <= 0.25 * (float(np.max(values)) - value)
+    reasons = []
+    if share >= NO_SIGNAL_SHARE and recent_share >= NO_SIGNAL_SHARE and recent_value == value and (
+            value <= float(np.min(values))) and not rising and never_rose:
+        what = "exactly 0" if value == 0 else f"exactly {num(value)}, its lowest value"
+        reasons.append(f"the reward is {what} on {share:.0%} of {n} logged steps")
+    spread = out.zero_spread_share
+    if spread is not None and spread >= 0.9 and not rising and never_rose and _recent_spread_gone(ctx):
+        reasons.append(f"every group scored alike (zero reward spread) on {spread:.0%} of steps, so the advantages "
+                       "are zero")
+    floor = [c for c in out.constant_components if c.at_floor and c.share >= PINNED_SHARE]
+    moving = [m for m in ctx.run.metric_names() if m.startswith(COMPONENT_PREFIX) and m.endswith("_mean")
+              and m[len(COMPONENT_PREFIX):-len("_mean")] not in {c.name for c in out.constant_components}]
+    if floor and moving:
+        pinned = ", ".join(f"{c.name} at {num(c.value)} on {c.share:.0%} of steps" for c in floor)
+        moved = ", ".join(m[len(COMPONENT_PREFIX):-len("_mean")] for m in moving)
+        reasons.append(f"the task component never leaves its floor ({pinned}) while only {moved} moves")
+    if not reasons:
+        return None
+    grad = out.zero_grad_share
+    extra = f"; grad norm is exactly 0 on {grad:.0%} of steps" if grad is not None and grad >= 0.5 else ""
+    return finding(
+        "reward_mean", "no_learning_signal", "critical",
+        f"no learning signal over the run: {'; '.join(reasons)}{extra}. The policy has had nothing to learn from "
+        "since the start, so more steps buy nothing: fix the reward or the data (parsing, answer format, task "
+        "difficulty) first", [int(steps[0])])
+
+
+def _recent_spread_gone(ctx: Context) -> bool:
+    """The zero-spread share is as high over each half of the run (not a collapse after learning)."""
+    for metric in ("reward_std", "reward_zero_std_frac", "advantage_std"):
+        reading = ctx.book.get(metric)
+        if reading is None:
+            continue
+        values = reading.series.values
+        gone = values >= 1 - NO_SPREAD if metric == "reward_zero_std_frac" else values <= NO_SPREAD
+        half = len(gone) // 2
+        return float(np.mean(gone[half:])) >= 0.9 and float(np.mean(gone[:half])) >= 0.9
+    return False
+
+
+def _partial_signal_findings(reward: Reading, out: LearningSignalDiagnosis, no_signal_found: bool) -> list[Finding]:
+    """What the shares say short of "no signal at all": gradients mostly zero, a component pinned at its floor."""
+    findings = []
+    step = reward.summary.first_step
+    grad = out.zero_grad_share
+    if grad is not None and grad >= 0.5 and not no_signal_found:
+        findings.append(finding(
+            "grad_norm", "mostly_zero_gradient", "warning",
+            f"grad norm is exactly 0 on {grad:.0%} of logged steps: on those steps no group had any spread (common "
+            "with two completions per prompt), so most of the compute teaches nothing", [step]))
+    if not no_signal_found:
+        for c in out.constant_components:
+            if c.at_floor:
+                findings.append(finding(
+                    f"{COMPONENT_PREFIX}{c.name}_mean", "component_pinned_at_floor", "watch",
+                    f"reward component {c.name} is {num(c.value)} (its floor) on {c.share:.0%} of logged steps: it "
+                    "has not fired yet", [step]))
+    return findings
 
 
 def _no_spread_share(zero: Reading | None, adv: Reading | None) -> tuple[float, float] | None:

@@ -160,12 +160,13 @@ def _cap_findings(
             [onset, s.last_step],
         )]
     severity: Severity = "critical" if at_cap >= AT_CAP_ALL else "warning"
+    began = departure_step(reading, _settled_step(reading, (s.start + s.now) / 2, above=True), s.now)
     return [finding(
         "response_length_mean", "length_explosion_to_cap", severity,
-        f"Mean length ran up to the {cap}-token cap{source}: {num(s.start)} at the start, at the cap from step "
-        f"{onset} and on {share}{clipped}; completions no longer finish and the reward is computed on "
-        f"truncated text.{pinned_min}",
-        [onset, s.last_step],
+        f"Mean length ran up to the {cap}-token cap{source}: {num(s.start)} at the start, rising from step "
+        f"{began}, at the cap from step {onset} and on {share}{clipped}; completions no longer finish and the "
+        f"reward is computed on truncated text.{pinned_min}",
+        [min(began, onset), onset, s.last_step],
     )]
 
 
@@ -287,8 +288,10 @@ def _truncation(ctx: Context, reading: Reading, clip: Reading | None) -> list[Fi
         severity, what = "watch", "truncation is rising"
     else:
         return []
-    onset = _settled_step(clip, (c.start + c.now) / 2, above=True) if rising else c.first_step
-    since = f"from {num(c.start)} at the start" if rising else f"{num(c.start)} at the start"
+    onset = c.first_step
+    if rising:
+        onset = departure_step(clip, _settled_step(clip, (c.start + c.now) / 2, above=True), c.now)
+    since = f"from {num(c.start)} at the start, rising from step {onset}" if rising else f"{num(c.start)} at the start"
     return [finding(
         "response_length_clip_ratio", "length_truncation", severity,
         f"Clipped ratio {num(c.now)} now ({since}): {what}; either raise the cap or ask why the model "
@@ -389,6 +392,23 @@ def _noise(summary: SignalSummary, series: robust.Series) -> float:
     return max(summary.noise, robust.noise_floor(series.values))
 
 
+
+
+def departure_step(reading: Reading, settled: int, now: float) -> int:
+    """Where a climb that settled past its midpoint at `settled` began.
+
+    That is the last step before it whose smoothed level was still within a quarter of the way from the level
+    before the climb to `now`: the midpoint says when a rise became obvious; a rollback must go back to before
+    it began.
+    """
+    smooth, steps = reading.series.smooth, reading.series.red_steps
+    before = steps < settled
+    if not before.any():
+        return settled
+    baseline = float(np.median(smooth[before]))
+    threshold = baseline + 0.25 * (now - baseline)
+    low = np.flatnonzero(before & (smooth <= threshold))
+    return int(steps[low[-1]]) if len(low) else int(steps[0])
 
 
 def _settled_step(reading: Reading, level: float, above: bool) -> int:

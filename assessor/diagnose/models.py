@@ -69,9 +69,9 @@ class SignalSummary(_Model):
     points: int
     first_step: int
     last_step: int
-    start: float = Field(description="Smoothed level at the start.")
-    now: float = Field(description="Smoothed level at the end.")
-    peak: float = Field(description="Highest smoothed level.")
+    start: float = Field(description="Smoothed level at the start (rewards: mean of the first tenth of the run).")
+    now: float = Field(description="Smoothed level at the end (rewards: mean of the last tenth).")
+    peak: float = Field(description="Highest smoothed level (rewards: best mean of a tenth of the run).")
     peak_step: int
     trough: float = Field(description="Lowest smoothed level.")
     trough_step: int
@@ -133,6 +133,15 @@ class RewardDiagnosis(_Model):
     findings: list[Finding] = Field(default_factory=list)
 
 
+class ConstantComponent(_Model):
+    """A reward component stuck at one value."""
+
+    name: str
+    value: float
+    share: float = Field(description="Share of logged steps at exactly this value.")
+    at_floor: bool = Field(description="The value is the component's lowest (a correctness reward that never fires).")
+
+
 class LearningSignalDiagnosis(_Model):
     """Is there still a learning signal? Reward spread, zero-spread groups, saturation."""
 
@@ -143,6 +152,17 @@ class LearningSignalDiagnosis(_Model):
     advantage_std_now: float | None = None
     saturated: bool = Field(False, description="Reward at its ceiling with the spread gone.")
     identical_from_start: bool = Field(False, description="No spread from the first steps: a setup failure.")
+    zero_reward_share: float | None = Field(None, description="Share of logged steps whose reward is exactly 0.")
+    constant_reward_share: float | None = Field(
+        None, description="Share of logged steps at the reward's most common exact value (0 or any other).")
+    zero_spread_share: float | None = Field(
+        None, description="Share of logged steps where every group scored alike (reward std 0, all groups "
+        "zero-spread, or advantage spread 0).")
+    zero_grad_share: float | None = Field(None, description="Share of logged steps with grad norm exactly 0.")
+    zero_loss_share: float | None = Field(None, description="Share of logged steps with loss exactly 0.")
+    constant_components: list[ConstantComponent] = Field(
+        default_factory=list, description="Reward components that hold one exact value on almost every step.")
+    never_learned: bool = Field(False, description="No learning signal over the run: nothing to learn from.")
     findings: list[Finding] = Field(default_factory=list)
 
 
@@ -160,6 +180,8 @@ class RewardComponentsDiagnosis(_Model):
     """Composite rewards read one by one."""
 
     components: list[ComponentSummary] = Field(default_factory=list)
+    fallen_task: str | None = Field(
+        None, description="The component that matters, when it fell while an easy one saturated (its metric).")
     findings: list[Finding] = Field(default_factory=list)
 
 
@@ -208,6 +230,23 @@ class LossDiagnosis(_Model):
     findings: list[Finding] = Field(default_factory=list)
 
 
+class EvalCurve(_Model):
+    """One held-out series read on its own: peak to now, and against the training reward over the same steps."""
+
+    metric: str = Field(description="`eval/<name>`.")
+    points: int
+    start: float
+    peak: float
+    peak_step: int
+    now: float = Field(description="Mean of the last two evaluations.")
+    now_step: int
+    noise: float = Field(description="Eval-to-eval noise (robust, from differences).")
+    decline_noise: float = Field(description="(peak - now) / noise; positive is worse for lower-is-better too.")
+    moved: bool = Field(description="Ever rose more than twice its noise above where it started.")
+    train_change_noise: float | None = Field(
+        None, description="How far training reward moved over the same steps, in its standard errors.")
+
+
 class EvalDiagnosis(_Model):
     """Held-out evaluation: where it peaked and whether it is falling."""
 
@@ -219,6 +258,7 @@ class EvalDiagnosis(_Model):
     now_step: int | None = None
     decline_from_peak_noise: float | None = None
     diverging_from_train: bool = Field(False, description="Train reward up while eval goes down.")
+    curves: list[EvalCurve] = Field(default_factory=list, description="Every held-out series, the primary first.")
     findings: list[Finding] = Field(default_factory=list)
 
 
@@ -250,6 +290,15 @@ class StepTimeJump(_Model):
     kind: Literal["jump", "stall"]
 
 
+class OveroptimizationDiagnosis(_Model):
+    """Reward bought at a price the task does not pay: proxy up, task down, KL multiplying, likelihood collapse."""
+
+    reward_per_kl_early: float | None = Field(None, description="Reward gained per unit of KL, early in the run.")
+    reward_per_kl_recent: float | None = Field(None, description="The same over the latest stretch.")
+    task_metric: str | None = Field(None, description="A task metric read beside the proxy reward, if logged.")
+    findings: list[Finding] = Field(default_factory=list)
+
+
 class GpuDiagnosis(_Model):
     """Where step time goes, and how the GPUs are used in each phase."""
 
@@ -265,13 +314,48 @@ class GpuDiagnosis(_Model):
 
 
 class BestCheckpoint(_Model):
-    """Where the best version of the model is, and what is on disk near it."""
+    """The run's one best point, and what is on disk near it.
 
-    basis: Literal["eval", "reward", "none"]
-    best_step: int | None = Field(None, description="Step of the best point by the basis signal.")
+    The best point is the newest step whose level is within noise of the best level reached before anything
+    broke: every step given up by a rollback is compute thrown away, so among equally good points the latest
+    one wins, and a point inside or after a broken stretch never does. Findings, text, plots, JSON and the
+    rollback target all use this one point.
+    """
+
+    basis: Literal["eval", "task", "reward", "none"]
+    metric: str | None = Field(None, description="The curve the best point is read on (`eval/accuracy`, ...).")
+    best_step: int | None = Field(None, description="The best point: newest step within noise of the best level.")
+    level: float | None = Field(None, description="The curve's level at the best point (see `smoothed`).")
+    best_level: float | None = Field(None, description="The best level reached before any breakage.")
+    best_level_step: int | None = None
+    now_level: float | None = Field(None, description="The level over the latest stretch.")
+    band: float | None = Field(None, description="\"Within noise\": the standard error of a level.")
+    smoothed: bool = Field(False, description="Levels are stretch means (reward), not single evaluations.")
+    behind: bool = Field(False, description="Now is worse than the best point by more than noise.")
+    decline_t: float | None = Field(None, description="(best level - now) in standard errors of the difference.")
+    breakage_step: int | None = Field(None, description="First step of a broken stretch, when one was found.")
+    breakage: str | None = Field(None, description="What broke there.")
     checkpoint_step: int | None = Field(None, description="Newest checkpoint on disk at or before the best step.")
     checkpoint_path: str | None = None
+    save_steps: int | None = Field(None, description="The config's save interval, when it gives one.")
+    expected_checkpoint_step: int | None = Field(
+        None, description="The newest step at or before the best point the save interval would have saved.")
     reason: str
+
+
+RunState = Literal["live", "finished", "stalled", "crashed"]
+
+
+class ComputeAccounting(_Model):
+    """What continuing has cost, so a stop or a rollback carries its price."""
+
+    steps_since_best: int | None = Field(None, description="Optimizer steps after the best point.")
+    zero_signal_steps: int | None = Field(None, description="Steps on which no completion carried a gradient.")
+    step_time_s: float | None = Field(None, description="Median wall time of one step, when it is logged.")
+    gpus: int | None = Field(None, description="GPUs seen in telemetry, when known.")
+    hours_since_best: float | None = Field(None, description="Wall-clock hours spent after the best point.")
+    gpu_hours_since_best: float | None = None
+    hours_on_zero_signal: float | None = None
 
 
 class RunHeader(_Model):
@@ -284,6 +368,9 @@ class RunHeader(_Model):
     planned_total_steps: int | None
     progress: float | None = Field(None, description="last_step / planned_total_steps.")
     logging_interval: int | None
+    state: RunState = Field("live", description="live, finished (planned end or end summary), stalled (no write "
+                            "for long), crashed (diverged to NaN/inf at the end).")
+    state_reason: str = ""
 
 
 class Diagnostics(_Model):
@@ -303,5 +390,7 @@ class Diagnostics(_Model):
     instability: InstabilityDiagnosis
     gpu: GpuDiagnosis | None
     best_checkpoint: BestCheckpoint
+    overoptimization: OveroptimizationDiagnosis = Field(default_factory=lambda: OveroptimizationDiagnosis())
+    compute: ComputeAccounting = Field(default_factory=lambda: ComputeAccounting())
     absent: list[str] = Field(default_factory=list, description="Signals the run does not log, and what that hides.")
     findings: list[Finding] = Field(default_factory=list, description="All findings, most severe first.")

@@ -8,6 +8,8 @@ fall sustained over many steps counts even when each step is noisy, and one bad 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from assessor.diagnose import robust
@@ -17,6 +19,45 @@ from assessor.diagnose.models import Finding, RewardDiagnosis, Severity
 
 DECLINE_T = 4.0  # the peak stretch is chosen as the best of many, so its comparison needs a high bar
 PROGRESS_T = 3.0
+# A slow decline shows over long stretches better than short ones: stretches of a tenth, a fifth and a third of
+# the run are each compared with the latest stretch of the same length. The bar falls with the number of
+# candidate stretches each best one was picked from (about run / stretch), from 4 standard errors for a tenth.
+DECLINE_SHARES = (10, 5, 3)
+
+
+def _decline_bar(n: int, width: int) -> float:
+    """Standard errors a best stretch must stand above the latest one.
+
+    The expected best of k noise-only candidates (sqrt(2 ln k)), plus two.
+    """
+    candidates = max(2.0, n / max(1, width))
+    return min(DECLINE_T, math.sqrt(2.0 * math.log(candidates)) + 2.0)
+
+
+def _decline(series: robust.Series, width: int) -> tuple[np.ndarray, np.ndarray, robust.LevelShift]:
+    """The best stretch and the latest one, at the scale where the decline from one to the other is clearest.
+
+    Returns masks of the best stretch and of the latest stretch of the same length, and their level shift.
+    """
+    n = series.n
+    best: tuple[float, np.ndarray, np.ndarray, robust.LevelShift] | None = None
+    for share in DECLINE_SHARES:
+        w = width if share == DECLINE_SHARES[0] else max(width, n // share)
+        if 2 * w > n:
+            continue
+        peak = robust.best_window(series, w)
+        last = np.zeros(n, dtype=bool)
+        last[-w:] = True
+        shift = robust.level_shift(series, peak, last)
+        margin = -shift.t - _decline_bar(n, w)
+        if best is None or margin > best[0]:
+            best = (margin, peak, last, shift)
+    if best is None:
+        last = np.zeros(n, dtype=bool)
+        last[-width:] = True
+        peak = robust.best_window(series, width)
+        return peak, last, robust.level_shift(series, peak, last)
+    return best[1], best[2], best[3]
 
 
 def diagnose_reward(ctx: Context) -> RewardDiagnosis:
@@ -34,15 +75,14 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
     edge = np.zeros(series.n, dtype=bool)
     first, last = edge.copy(), edge.copy()
     first[:width], last[-width:] = True, True
-    peak_mask = robust.best_window(series, width)
+    peak_mask, latest, from_peak = _decline(series, width)
     peak_steps = series.steps[peak_mask]
     peak_step = int(np.median(peak_steps))
-    from_peak = robust.level_shift(series, peak_mask, last)
     progress = robust.level_shift(series, first, last)
-    overlapping = bool((peak_mask & last).any())
+    overlapping = bool((peak_mask & latest).any())
     noise = max(series.noise, robust.noise_floor(series.values))
     findings: list[Finding] = []
-    if not overlapping and -from_peak.t >= DECLINE_T and s.trend != "rising":
+    if not overlapping and -from_peak.t >= _decline_bar(series.n, int(peak_mask.sum())) and s.trend != "rising":
         out.peak, out.peak_step = from_peak.before, peak_step
         gain = from_peak.before - progress.before
         severity: Severity
@@ -56,7 +96,7 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
             metric, "reward_peaked_then_declined", severity,
             f"{metric} peaked at {num(from_peak.before)} around step {peak_step} (mean of steps "
             f"{int(peak_steps[0])}–{int(peak_steps[-1])}) and averages {num(from_peak.after)} over the latest "
-            f"{width} logged steps ({-from_peak.t:.1f} standard errors lower): it has lost {lost}",
+            f"{int(latest.sum())} logged steps ({-from_peak.t:.1f} standard errors lower): it has lost {lost}",
             [peak_step]))
     elif s.trend == "rising":
         slowing = " but the rise is slowing (the latest third moves at under half the middle third's rate)" if (

@@ -1,0 +1,51 @@
+"""Is the run still going? Live, finished, stalled or crashed.
+
+A finished run is judged on which weights to keep, never told to "look again later"; a stalled one (no write
+for a long while) may have died without a word; a crashed one ended in NaN/inf. The state comes from the
+planned total steps, the trainer's end-of-training summary, the age of the newest write and the last values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from assessor.diagnose.instability import latest_all_nonfinite
+from assessor.diagnose.models import RunState
+from assessor.run import Run
+
+# No write for this long, and for many step times, is not a slow step: the job has probably died.
+STALLED_AFTER_S = 2 * 3600.0
+STALLED_STEP_TIMES = 20
+DIVERGENCE_SIGNALS = ("loss", "pg_loss", "grad_norm")
+
+
+def run_state(run: Run, now: float | None) -> tuple[RunState, str]:
+    """The run's state and why (`now`: seconds since the epoch, None to leave staleness out)."""
+    last = run.last_step
+    facts = run.facts
+    diverged = [m for m in DIVERGENCE_SIGNALS if latest_all_nonfinite(run, m)]
+    if diverged:
+        return "crashed", f"the latest logged {diverged[0]} values are all NaN/inf"
+    if facts.training_ended:
+        return "finished", "the trainer wrote its end-of-training summary"
+    planned = facts.planned_total_steps
+    interval = facts.logging_interval or 1
+    if planned and last is not None and last >= planned - interval:
+        return "finished", f"step {last} of {planned} planned: the last logging step of the run"
+    if now is not None and run.newest_write is not None:
+        idle = now - run.newest_write
+        if idle > max(STALLED_AFTER_S, STALLED_STEP_TIMES * (_step_seconds(run) or 0.0)):
+            return "stalled", f"no source file has been written for {_hours(idle)}"
+    if planned and last is not None:
+        return "live", f"step {last} of {planned} planned"
+    return "live", "no planned total is known; the run is read as still going"
+
+
+def _step_seconds(run: Run) -> float | None:
+    series = run.series("time_step_s")
+    return float(np.median(series.to_numpy())) if len(series) else None
+
+
+def _hours(seconds: float) -> str:
+    hours = seconds / 3600
+    return f"{hours:.0f} h" if hours < 48 else f"{hours / 24:.0f} days"
