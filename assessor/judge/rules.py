@@ -2,23 +2,28 @@
 
 It reads the diagnostics the way the skill guide does, in this order:
 
-1. Is there any learning signal at all? Identical rewards from the first step is a setup failure: stop.
-2. Has the run gone past its best point? A reward that peaked and fell, a held-out eval that peaked and
-   fell, KL rising while reward falls, a collapse to the reward floor, a blow-up of entropy or length with
-   reward falling, or a diverged loss: the better model is behind us, so roll back to the checkpoint at or
-   before the best point (or stop where there is nothing earlier worth having).
-3. Has it done what it can? KL still rising while reward stays flat (drift without benefit), or reward at
-   its ceiling with no spread left (nothing more to learn): stop, keeping the current model.
-4. Otherwise continue, with every warning listed as a risk to watch.
+1. Is there any learning signal at all? Identical rewards, a reward at its floor on almost every step, a task
+   component that never fires: nothing can be learnt, so stop and fix the setup.
+2. Has the run gone past its best point? A reward or held-out eval that peaked and fell, KL rising while
+   reward falls, a collapse to the reward floor, a generation-quality breakage (length, entropy, a KL jump),
+   reward hacking, a divergence: a better model lies behind us, so roll back to the run's one best point
+   (`Diagnostics.best_checkpoint`), whether or not a checkpoint from then is in the run directory.
+3. Has it done what it can? KL still rising while reward stays flat, reward at its ceiling with no spread
+   left, gains that never reach the held-out eval, a finished run on a plateau: stop and keep the current
+   weights.
+4. Otherwise continue, with every warning listed as a risk to watch; a finished run that is still improving
+   is worth extending.
 
 Stopping a healthy run is the costliest mistake, so a stop needs positive evidence that the run is spent
 or broken; noise, an early run, or a flat stretch on its own are reasons to continue and look again.
+The decisions mean what DESIGN.md says they mean ("What the three decisions mean").
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from assessor.diagnose.checkpoint import BREAKAGE_KINDS, breakage_kind
 from assessor.diagnose.context import num
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding
 from assessor.judge.base import JudgeRequest, JudgeResult
@@ -29,25 +34,28 @@ from assessor.run import Checkpoint
 # A weight of 2 (or a critical finding of weight 1) is enough on its own: these are the guide's "the better
 # model is behind you" patterns. Generation-quality collapses count fully because a reward number can hide
 # them (a policy that no longer ends its answers, or samples one answer deterministically, is broken).
+# The breakage patterns (length, entropy, KL jumps, divergence, hacking) carry the weights the diagnosis gives
+# them when it places the run's best point before a breakage (`BREAKAGE_KINDS`), so the two cannot disagree.
 DEGRADATION = {
     "reward_peaked_then_declined": 2.0, "eval_declining": 2.0, "kl_up_reward_down": 2.0,
     "reward_floor_no_signal": 2.0, "reward_below_start": 1.5, "train_eval_divergence": 1.0,
-    "entropy_blow_up": 1.0, "entropy_collapse": 2.0, "length_explosion_to_cap": 1.0, "length_collapse": 2.0,
-    "length_approaching_cap": 1.0,
-    "kl_jump": 2.0, "loss_magnitude_blow_up": 1.0, "loss_discontinuity": 0.5,
-    "component_saturated_other_stalls": 2.0, "reward_falling": 1.0, "grad_norm_regime_change": 1.0,
-    "narrowing_without_gain": 2.0, "length_split_to_extremes": 2.0,
+    "length_approaching_cap": 1.0, "component_saturated_other_stalls": 2.0, "reward_falling": 1.0,
+    "reward_per_kl_collapsed": 1.0,
+    **{kind: weight for kind, (_, weight) in BREAKAGE_KINDS.items() if kind != "nonfinite"},
 }
 # Findings that say the run has nothing more to give (or, for the setup ones, cannot give it as configured).
 SPENT = {
     "kl_up_reward_flat": 1.0, "reward_saturated": 1.5, "dpo_loss_flat_at_ln2": 1.5, "loss_sign_reversal": 1.0,
     "length_truncation": 1.0, "dpo_loss_rising": 1.0, "component_saturated_other_levelled_off": 1.0,
+    "eval_not_transferring": 1.0, "eval_plateau": 1.0, "length_at_cap_from_start": 1.0,
 }
 # These only argue for stopping while reward is not improving: with reward rising they are risks to watch.
-SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation"})
+SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation", "length_at_cap_from_start"})
+SETUP_FAILURE = frozenset({"identical_rewards", "no_learning_signal"})
 ROLLBACK_BAR = 2.0  # a critical finding, or two warnings that agree
 EARLY_PROGRESS = 0.05
 EARLY_POINTS = 8
+NEGLIGIBLE_SHARE = 0.05  # a best point this close to now (share of the run) is now
 
 
 @dataclass(frozen=True)
@@ -81,14 +89,10 @@ def make(model: str | None = None, **options: object) -> RulesJudge:
 
 
 def _kind(finding: Finding) -> str:
-    # Entropy and length findings name their pattern in `kind`; fold severities of the same pattern together.
-    if finding.signal == "entropy" and "blow" in finding.kind:
-        return "entropy_blow_up"
-    # Gradients that jump to a new level and stay there: the optimisation changed regime. On its own that is a
-    # risk; with a loss blow-up or a falling reward it is the second witness that the run broke.
-    if finding.signal == "grad_norm" and finding.kind in ("spike_regime_change", "level_shift"):
-        return "grad_norm_regime_change"
-    return finding.kind
+    # Breakage patterns fold severities and signals of the same pattern together (entropy blow-ups, gradient
+    # norms that change regime); everything else is its own kind.
+    folded = breakage_kind(finding)
+    return folded if folded is not None and folded != "nonfinite" else finding.kind
 
 
 # Training-reward trajectories that a current, healthy held-out eval overrules (the guide: eval outranks reward).
@@ -117,7 +121,7 @@ def _sort(d: Diagnostics) -> _Weighed:
         kind = _kind(f)
         if _eval_vouches(d, f):
             other.append(f)  # a risk to watch, not a reason to throw steps away
-        elif kind == "identical_rewards":
+        elif kind in SETUP_FAILURE:
             setup.append(f)
         elif kind == "nonfinite" and f.severity == "critical":
             diverged.append(f)
@@ -137,24 +141,21 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
     checkpoints = checkpoints or []
     w = _sort(d)
     if w.setup_failure:
-        return _verdict(d, "stop", 0.9, w.setup_failure,
-                        "Stop: every completion has scored the same since the start, so there is nothing to learn "
-                        "from; fix the reward before spending more GPU time.", w,
-                        actions=["Check the reward function on a handful of real completions (parsing, answer "
-                                 "extraction, the expected format).",
-                                 "Check that prompts and reference answers line up, then restart from the base model."])
+        return _no_signal(d, w)
     degradation = w.weight(w.degradation, DEGRADATION)
-    if _too_early(d) and not w.diverged and degradation < ROLLBACK_BAR:
+    finished = d.run.state == "finished"
+    if _too_early(d) and not w.diverged and degradation < ROLLBACK_BAR and not finished:
         return _verdict(d, "continue", 0.4, _top(d, 3),
                         f"Continue: at step {d.run.last_step} it is too early to judge; look again after more steps.",
                         w, actions=["Assess again once reward and KL have a few dozen logged points."])
-
     if w.diverged or degradation >= ROLLBACK_BAR:
         return _went_past_best(d, w, degradation, checkpoints)
     spent = w.weight(w.spent, SPENT)
     if spent >= 1.0:
         return _spent(d, w, spent)
-    return _continue(d, w, degradation)
+    if finished and d.reward.trend != "rising":
+        return _finished_on_plateau(d, w)
+    return _continue(d, w)
 
 
 def _too_early(d: Diagnostics) -> bool:
@@ -166,36 +167,20 @@ def _too_early(d: Diagnostics) -> bool:
     return reward.points < EARLY_POINTS
 
 
-# Findings that locate a best point in reward or eval themselves (a peak, then less).
-DECLINE_KINDS = frozenset({
-    "reward_peaked_then_declined", "eval_declining", "kl_up_reward_down", "reward_below_start", "reward_falling",
-    "reward_floor_no_signal", "train_eval_divergence", "component_saturated_other_stalls",
-})
-# Degradations of generation quality: the model was better before they began, whatever reward says.
-ONSET_KINDS = frozenset({
-    "length_explosion_to_cap", "entropy_blow_up", "entropy_collapse", "length_collapse", "kl_jump",
-    "grad_norm_regime_change", "narrowing_without_gain", "length_split_to_extremes",
-})
-
-
-def _target_step(d: Diagnostics, w: _Weighed) -> int | None:
-    """Where to go back to: the best point, or earlier if generation quality started degrading before it."""
-    best = d.best_checkpoint.best_step
-    # A saturated component hides the one that matters: go back to where that one was best.
-    component_best = [f.steps[1] for f in w.degradation
-                      if _kind(f) == "component_saturated_other_stalls" and len(f.steps) > 1]
-    if component_best:
-        best = component_best[0] if best is None else min(best, component_best[0])
-    onsets = [f.steps[0] for f in w.degradation if _kind(f) in ONSET_KINDS and f.steps]
-    if onsets:
-        first_interval = d.run.logging_interval or 1
-        before_onset = max(d.signals[d.reward.metric].first_step if d.reward.metric in d.signals else 0,
-                           min(onsets) - first_interval)
-        # Without a decline in reward or eval, the "best" step is only the luckiest stretch of a flat curve;
-        # the onset of the breakage is what the data actually locate.
-        declined = any(_kind(f) in DECLINE_KINDS for f in w.degradation)
-        return before_onset if best is None or not declined else min(best, before_onset)
-    return best
+def _no_signal(d: Diagnostics, w: _Weighed) -> Verdict:
+    identical = any(f.kind == "identical_rewards" for f in w.setup_failure)
+    headline = ("Stop: every completion has scored the same since the start, so there is nothing to learn from; fix "
+                "the reward before spending more GPU time." if identical else
+                "Stop: the run has had no learning signal since the start (see the evidence), so more steps buy "
+                "nothing; fix the reward or the data before spending more GPU time.")
+    cost = _zero_signal_cost(d)
+    if cost:
+        headline = headline[:-1] + f" ({cost})."
+    return _verdict(d, "stop", 0.9, w.setup_failure, headline, w, actions=[
+        "Check the reward function on a handful of real completions (parsing, answer extraction, the expected "
+        "format), and that a correct answer can score at all.",
+        "Check that prompts and reference answers line up and that the task is within reach of the model (a few "
+        "solved prompts per batch); then restart from the base model."])
 
 
 def _went_past_best(d: Diagnostics, w: _Weighed, degradation: float, checkpoints: list[Checkpoint]) -> Verdict:
@@ -203,82 +188,157 @@ def _went_past_best(d: Diagnostics, w: _Weighed, degradation: float, checkpoints
     evidence = [*w.diverged, *w.degradation]
     confidence = min(0.95, 0.6 + 0.08 * degradation + (0.1 if best.basis == "eval" else 0.0))
     last = d.run.last_step or 0
-    target = _target_step(d, w)
+    target = best.best_step
     causes = _causes(d)
     fix = f" Before resuming, address what drove it: {causes}." if causes else ""
-    on_disk = [c for c in checkpoints if target is not None and c.step <= target]
-    # A rollback has to be something the user can do: it needs a checkpoint on disk at or before the best point.
-    if target is not None and on_disk and last - target > max(1, 0.05 * last):
-        chosen = on_disk[-1]
-        actions = [f"Restore {chosen.path} (step {chosen.step})."]
-        if causes:
-            actions.append(f"Change the setup before resuming: {causes}.")
-        return _verdict(d, "rollback", confidence, evidence,
-                        f"Roll back to {chosen.path}: the run was better around step {target} and has been getting "
-                        f"worse since.{fix}", w, rollback_step=chosen.step, actions=actions,
-                        rollback_checkpoint=chosen.path)
-    if target is not None and last - target > max(1, 0.05 * last):
-        earliest = f" (the earliest on disk is step {checkpoints[0].step})" if checkpoints else ""
+    if target is None:
         return _verdict(d, "stop", confidence, evidence,
-                        f"Stop: the run was better around step {target} and has been getting worse since, and no "
-                        f"checkpoint from then is on disk{earliest}.{fix}", w,
-                        actions=[f"If a checkpoint near step {target} was saved elsewhere, restore it; otherwise "
-                                 f"retrain to about step {target}."]
+                        f"Stop: the run is getting worse and no earlier point can be shown to be better.{fix}", w,
+                        actions=["Keep the current checkpoint only if its held-out quality is acceptable."]
                         + ([f"Change the setup before any restart: {causes}."] if causes else []))
-    return _verdict(d, "stop", confidence, evidence,
-                    f"Stop: the run is getting worse and there is no earlier point clearly better than now.{fix}",
-                    w, actions=["Keep the current checkpoint only if its held-out quality is acceptable."]
-                    + ([f"Change the setup before any restart: {causes}."] if causes else []))
+    gap = last - target
+    interval = d.run.logging_interval or 1
+    behind = best.behind or best.breakage_step is not None
+    if gap < interval or (not behind and gap <= NEGLIGIBLE_SHARE * last):
+        return _verdict(d, "stop", confidence, evidence,
+                        f"Stop: the run is getting worse and there is no earlier point clearly better than now.{fix}",
+                        w, actions=["Keep the current checkpoint only if its held-out quality is acceptable."]
+                        + ([f"Change the setup before any restart: {causes}."] if causes else []))
+    on_disk = [c for c in checkpoints if c.step <= target]
+    cost = _cost_since_best(d)
+    why = f"the run was at its best around step {target} and has been getting worse since{cost}."
+    actions: list[str] = []
+    if on_disk:
+        chosen = on_disk[-1]
+        step, path = chosen.step, chosen.path
+        headline = f"Roll back to {chosen.path} (step {chosen.step}): {why}{fix}"
+        actions.append(f"Restore {chosen.path} (step {chosen.step}).")
+    else:
+        step, path = target, None
+        headline = f"Roll back to step {target}: {why}{fix}"
+        actions.append(_restore_elsewhere(d, target, checkpoints))
+    if causes:
+        actions.append(f"Change the setup before resuming: {causes}.")
+    if not checkpoints:
+        actions.append(_save_more_often(d))
+    return _verdict(d, "rollback", confidence, evidence, headline, w, rollback_step=step, actions=actions,
+                    rollback_checkpoint=path)
+
+
+def _restore_elsewhere(d: Diagnostics, target: int, checkpoints: list[Checkpoint]) -> str:
+    """What to restore when no checkpoint at or before the target is in the run directory."""
+    best = d.best_checkpoint
+    if best.expected_checkpoint_step:
+        saved = (f"with a save interval of {best.save_steps} steps that is the checkpoint of step "
+                 f"{best.expected_checkpoint_step}")
+    elif best.save_steps:
+        saved = "the save interval puts no checkpoint that early: restart from the base model"
+    else:
+        saved = "wherever your checkpoints are saved"
+    there = f" (the run directory's earliest is step {checkpoints[0].step})" if checkpoints else ""
+    return (f"Restore the newest checkpoint saved at or before step {target}{there}: {saved}. If none was kept, "
+            f"re-run to step {target} with the fix below.")
+
+
+def _save_more_often(d: Diagnostics) -> str:
+    last = d.run.last_step or 0
+    every = max(1, round(last / 10, -1) or last // 10 or 1)
+    return (f"Keep checkpoints in the run directory (e.g. every {every} steps, a tenth of this run) so the next "
+            "rollback is one restore away.")
+
+
+def _cost_since_best(d: Diagnostics) -> str:
+    c = d.compute
+    if not c.steps_since_best:
+        return ""
+    if c.gpu_hours_since_best:
+        return f" ({c.steps_since_best} steps, about {c.gpu_hours_since_best:.1f} GPU-hours, spent since)"
+    if c.hours_since_best:
+        return f" ({c.steps_since_best} steps, about {c.hours_since_best:.1f} hours of training, spent since)"
+    return f" ({c.steps_since_best} steps spent since)"
+
+
+def _zero_signal_cost(d: Diagnostics) -> str:
+    c = d.compute
+    if not c.zero_signal_steps:
+        return ""
+    hours = f", about {c.hours_on_zero_signal:.1f} hours," if c.hours_on_zero_signal else ""
+    return f"{c.zero_signal_steps} steps{hours} went into batches that carried no gradient"
 
 
 def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
-    saturated = any(_kind(f) == "reward_saturated" for f in w.spent)
-    drifting = any(_kind(f) == "kl_up_reward_flat" for f in w.spent)
-    carried = any(_kind(f) == "component_saturated_other_levelled_off" for f in w.spent)
+    kinds = {_kind(f) for f in w.spent}
     confidence = min(0.9, 0.55 + 0.1 * spent)
-    truncation = any(_kind(f) == "length_truncation" for f in w.spent)
-    reversal = any(_kind(f) == "loss_sign_reversal" for f in w.spent)
-    if saturated:
+    if "reward_saturated" in kinds:
         headline = ("Stop: reward is at its ceiling and the groups no longer disagree, so there is nothing left to "
                     "learn from these prompts; keep the current model.")
         actions = ["Keep the latest checkpoint.", "For more gains, move to harder prompts (ones the model solves "
                    "only sometimes) rather than training longer."]
-    elif carried:
+    elif "eval_plateau" in kinds and "eval_not_transferring" not in kinds:
+        headline = ("Stop: the held-out eval has not moved over the latest half of the run, so on what matters the "
+                    "run has converged; more steps buy nothing measurable.")
+        actions = ["Keep the current checkpoint (by the held-out eval it is as good as any).",
+                   "For more gains, change the recipe (harder prompts, a better reward) rather than training longer."]
+    elif "eval_not_transferring" in kinds:
+        headline = ("Stop: the training reward rises but the held-out eval does not move, so the gains do not "
+                    "transfer; more steps only fit the training prompts.")
+        actions = ["Keep the current checkpoint (by the held-out eval it is as good as any).",
+                   "Check the eval (does it load the current weights, parse answers the same way?) and the training "
+                   "reward for shortcuts before training further."]
+    elif "component_saturated_other_levelled_off" in kinds:
         headline = ("Stop: one reward component is at its ceiling and the one that matters stopped improving long "
                     "ago; the reward left to learn from is the easy part, so more steps buy nothing.")
         actions = ["Keep the latest checkpoint (the component that matters is no worse than at its plateau).",
                    "Down-weight or condition the saturated component on correctness, or move to harder prompts, "
                    "before training further."]
-    elif drifting:
+    elif "kl_up_reward_flat" in kinds:
         headline = ("Stop: KL keeps rising while reward has stopped improving; further steps only move the model "
                     "away from its reference for no gain.")
-        actions = ["Keep the checkpoint nearest the end of the reward plateau's start.",
+        actions = ["Keep the current checkpoint: reward is no better anywhere since it levelled off.",
                    "If more improvement is needed, change the recipe (data, reward, learning rate) rather than "
                    "training longer."]
-    elif truncation:
+    elif kinds & {"length_truncation", "length_at_cap_from_start"}:
         headline = ("Stop: a large share of completions is cut off at the length cap while reward does not improve; "
                     "the reward is scoring truncated answers.")
         actions = ["Raise max_completion_length (or add a length penalty) before continuing.",
                    "Check a few truncated completions: rambling or repetition means the policy, not the cap, is the "
                    "problem."]
-    elif reversal:
+    elif "loss_sign_reversal" in kinds:
         headline = ("Stop: the policy loss changed sign and stayed there while reward does not improve: the updates "
                     "now push away from what was working.")
-        actions = ["Keep the checkpoint from before the reversal; check the learning rate and the advantage "
-                   "normalisation."]
+        actions = ["Keep the current checkpoint; check the learning rate and the advantage normalisation before "
+                   "training further."]
     else:
         headline = "Stop: the run is no longer learning (the preference loss is not falling)."
         actions = ["Check the learning rate, beta and the preference pairs before restarting."]
+    if d.run.state == "finished":
+        headline = headline.replace("Stop:", "Stop (the run has finished; keep its final weights):", 1)
     return _verdict(d, "stop", confidence, w.spent, headline, w, actions=actions)
 
 
-def _continue(d: Diagnostics, w: _Weighed, degradation: float) -> Verdict:
+def _finished_on_plateau(d: Diagnostics, w: _Weighed) -> Verdict:
+    r = d.reward
+    where = f" since about step {r.plateau_start}" if r.plateau_start is not None else ""
+    metric = r.metric or "the reward"
+    headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and {metric} is no longer "
+                f"improving{where} ({num(r.now)} now); keep the final weights.")
+    evidence = [f for f in d.findings if f.signal in (r.metric, "eval", "kl_reward")][:4] or _top(d, 3)
+    return _verdict(d, "stop", 0.65, evidence, headline, w, actions=[
+        "Keep the final checkpoint: no earlier point is better by more than noise.",
+        "For more gains, change the recipe (harder prompts, a better reward) rather than training longer."])
+
+
+def _continue(d: Diagnostics, w: _Weighed) -> Verdict:
     reward = d.reward
     rising = reward.trend == "rising"
     concerns = [*w.degradation, *w.other_warnings]
     confidence = 0.75 if rising and not concerns else 0.6 if not concerns else 0.5
     kinds = {f.kind for f in reward.findings}
-    if rising:
+    finished = d.run.state == "finished"
+    if rising and finished:
+        headline = (f"Continue (extend the run): it has reached its planned end with {reward.metric} still rising; "
+                    "more steps are likely to pay")
+    elif rising:
         slowing = " though the rise is slowing" if reward.slowing else ""
         headline = f"Continue: {reward.metric} is still rising{slowing}"
     elif "reward_unclear" in kinds and reward.start is not None and reward.now is not None and (
@@ -296,7 +356,14 @@ def _continue(d: Diagnostics, w: _Weighed, degradation: float) -> Verdict:
     headline += "."
     evidence = [f for f in d.findings if f.kind in ("reward_rising", "kl_up_reward_up", "kl_stable_reward_up",
                                                     "eval_at_best", "eval_holding")] + concerns
-    actions = ["Assess again after the next checkpoint."]
+    if finished:
+        actions = ["Extend the run from its final checkpoint (raise the planned steps); keep the final weights if "
+                   "you cannot."]
+    elif d.run.state == "stalled":
+        actions = [f"The run looks stalled ({d.run.state_reason}): check the job, then resume from its latest "
+                   "checkpoint."]
+    else:
+        actions = ["Assess again after the next checkpoint."]
     if concerns:
         actions.append("Look at a few completions around the flagged steps before the next check.")
     return _verdict(d, "continue", confidence, evidence or _top(d, 3), headline, w, actions=actions)
@@ -323,8 +390,14 @@ def _causes(d: Diagnostics) -> str:
                    "temperature)")
     if kinds & {"component_saturated_other_stalls", "component_saturated_other_levelled_off"}:
         out.append("down-weight or condition the saturated reward component on correctness")
+    if kinds & {"reward_hacking", "reward_per_kl_collapsed"}:
+        out.append("inspect completions from after the best point for reward hacking, then fix the reward (or raise "
+                   "beta) so it cannot be gamed that way")
+    if "chosen_logps_collapse" in kinds:
+        out.append("lower the learning rate or raise beta, or add an SFT term on the chosen answers (their "
+                   "likelihood must not collapse)")
     if "reward_floor_no_signal" in kinds:
-        out.append("restart from an earlier checkpoint; at the floor every group scores the same and nothing is learnt")
+        out.append("restart from the best point; at the floor every group scores the same and nothing is learnt")
     return "; ".join(out)
 
 
@@ -353,8 +426,8 @@ def _verdict(
 
 
 def _rationale(d: Diagnostics) -> str:
-    """The reasoning in the skill guide's order: trajectory, KL/reward, signal health, best point."""
-    parts = []
+    """The reasoning in the skill guide's order: state, trajectory, KL/reward, signal health, best point."""
+    parts = [f"Run: {d.run.state} ({d.run.state_reason})."] if d.run.state_reason else []
     r = d.reward
     if r.metric:
         trajectory = next((f.observation for f in r.findings), f"{r.metric} {num(r.start)} → {num(r.now)}")
@@ -367,8 +440,8 @@ def _rationale(d: Diagnostics) -> str:
     signal = [f.observation for f in d.learning_signal.findings]
     if signal:
         parts.append(f"Learning signal: {signal[0]}.")
-    if d.eval.metric and d.eval.peak_step is not None:
-        parts.append(f"Held-out {d.eval.metric}: peak {num(d.eval.peak)} at step {d.eval.peak_step}, "
-                     f"now {num(d.eval.now)}.")
+    for curve in d.eval.curves[:3]:
+        parts.append(f"Held-out {curve.metric}: peak {num(curve.peak)} at step {curve.peak_step}, "
+                     f"{num(curve.now)} over the last two evaluations (to step {curve.now_step}).")
     parts.append(f"Best point: {d.best_checkpoint.reason}.")
     return " ".join(parts)
