@@ -178,7 +178,7 @@ def test_best_checkpoint_when_nothing_is_on_disk(tmp_path):
     run = make_run(tmp_path, reward=0.1 + rising(0.8) + ar1(29, N, 0.3, 0.02))
     best = diagnose(run).best_checkpoint
     assert best.checkpoint_path is None and best.best_step is not None
-    assert "no checkpoints are on disk" in best.reason
+    assert "no checkpoints are in the run directory" in best.reason
 
 
 def test_findings_are_sorted_most_severe_first(tmp_path):

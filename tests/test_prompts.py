@@ -210,7 +210,7 @@ def test_summary_reads_the_verl_example():
     summary = prompts.summarize(request_for(EXAMPLES / "verl-grpo-gsm8k"))
     assert "[critical]" in summary
     assert "kl up reward down" in summary
-    assert "best point by eval: step 120" in summary
+    assert "best point by eval: step 140" in summary  # the newest evaluation within noise of the 120 peak
     assert "ln(vocab) = 11.93" in summary
 
 

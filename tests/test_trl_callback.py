@@ -101,14 +101,15 @@ def test_collapse_stops_training_on_the_next_step(tmp_path, caplog):
     assert callback.latest is not None
     verdict = callback.latest.verdict
     assert verdict.decision == "rollback"
-    assert verdict.rollback_checkpoint == "checkpoint-200"  # a folder really in output_dir
+    # A folder really in output_dir: the newest one before the collapse began at step 410.
+    assert verdict.rollback_checkpoint == "checkpoint-400"
     state.global_step += 1
     with caplog.at_level(logging.WARNING, logger="assessor"):
         callback.on_step_end(args, state, control)
     assert control.should_training_stop
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == [
         f"assessor: stopping training at step 601: rollback at step 600: {verdict.headline}; "
-        "roll back to checkpoint-200"
+        "roll back to checkpoint-400"
     ]
 
 
@@ -118,7 +119,8 @@ def test_collapse_without_stop_on_keeps_training(tmp_path):
     callback.on_log(args, state, control)
     assert callback.wait(WAIT)
     assert callback.latest is not None
-    assert callback.latest.verdict.decision == "stop"  # no checkpoint on disk to roll back to
+    # A better model is behind: roll back, even with no checkpoint in output_dir (it names the step instead).
+    assert callback.latest.verdict.decision == "rollback" and callback.latest.verdict.rollback_checkpoint is None
     callback.on_step_end(args, state, control)
     assert not control.should_training_stop
 
