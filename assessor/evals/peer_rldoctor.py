@@ -50,34 +50,36 @@ _RANK: dict[Severity, int] = {"skipped": 0, "ok": 1, "info": 2, "warning": 3, "c
 _SEVERITIES: dict[str, Severity] = {s.upper(): s for s in _RANK}  # its enum member names
 ACT_AT: Severity = "warning"  # the level a user acts on (its live monitor's and TRL callback's alert level)
 
-# Its key for each quantity, fed from the first of our canonical metrics (train split) that the run logs. One
-# source per key, so two different quantities are never mixed within one series.
-TRAIN_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("reward", ("reward_mean", "reward_shaped_mean")),
-    ("reward_std", ("reward_std",)),
-    ("reward_max", ("reward_max",)),
-    ("reward_min", ("reward_min",)),
-    ("frac_reward_zero_std", ("reward_zero_std_frac",)),
-    ("critic/advantages/mean", ("advantage_mean",)),
-    ("critic/advantages/std", ("advantage_std",)),
-    ("entropy", ("entropy",)),
-    ("kl", ("kl", "policy_shift_kl")),
-    ("clip_ratio/region_mean", ("clip_ratio_region",)),
-    ("clip_ratio/low_mean", ("clip_ratio_low",)),
-    ("clip_ratio/high_mean", ("clip_ratio_high",)),
-    ("grad_norm", ("grad_norm",)),
-    ("learning_rate", ("lr",)),
-    ("policy_loss", ("pg_loss", "loss")),
-    ("completions/mean_length", ("response_length_mean",)),
-    ("completions/max_length", ("response_length_max",)),
-    ("completions/clipped_ratio", ("response_length_clip_ratio",)),
-    ("prompt_length/mean", ("prompt_length_mean",)),
-    ("critic/vf_explained_var", ("value_explained_var",)),
-    ("perf/throughput", ("throughput_tokens_per_s_per_gpu",)),
-    ("perf/time_per_step", ("time_step_s",)),
+# What rldoctor reads, each quantity as alternatives (its key, our canonical metric): the first our run logs is
+# fed, so two different quantities never share one of its series. Its keys are TRL's where TRL logs the quantity,
+# else verl's; all resolve through its alias table (tests check).
+TRAIN_FEED: tuple[tuple[tuple[str, str], ...], ...] = (
+    (("reward", "reward_mean"), ("critic/rewards/mean", "reward_shaped_mean")),
+    (("reward_std", "reward_std"),),
+    (("reward_max", "reward_max"),),
+    (("reward_min", "reward_min"),),
+    (("frac_reward_zero_std", "reward_zero_std_frac"),),
+    (("critic/advantages/mean", "advantage_mean"),),
+    (("critic/advantages/std", "advantage_std"),),
+    (("entropy", "entropy"),),
+    (("kl", "kl"), ("actor/ppo_kl", "policy_shift_kl")),
+    (("clip_ratio/region_mean", "clip_ratio_region"),),
+    (("clip_ratio/low_mean", "clip_ratio_low"),),
+    (("clip_ratio/high_mean", "clip_ratio_high"),),
+    (("grad_norm", "grad_norm"),),
+    (("learning_rate", "lr"),),
+    (("policy_loss", "pg_loss"), ("loss", "loss")),
+    (("completions/mean_length", "response_length_mean"),),
+    (("completions/max_length", "response_length_max"),),
+    (("completions/clipped_ratio", "response_length_clip_ratio"),),
+    (("prompt_length/mean", "prompt_length_mean"),),
+    (("critic/vf_explained_var", "value_explained_var"),),
+    (("perf/throughput", "throughput_tokens_per_s_per_gpu"),),
+    (("perf/time_per_step", "time_step_s"),),
 )
-# Its one held-out score: the task metric when the run has one, else the held-out reward.
-EVAL_KEY = ("eval/accuracy", ("accuracy", "reward_mean", "pass_at_k"))
+# Its one held-out score: the task metric when the run logs one, else the held-out reward, else pass@k.
+EVAL_FEED: tuple[tuple[str, str], ...] = (
+    ("eval/accuracy", "accuracy"), ("eval/reward", "reward_mean"), ("eval/pass_at_k", "pass_at_k"))
 _COMPONENT = "reward_component/"  # ours: reward_component/<fn>_mean -> its rewards/<fn>/mean
 
 # Our reader formats it has a reader of its own for.
@@ -222,18 +224,18 @@ class Fed:
 
 
 def records(run: Run, last: int | None = None) -> list[dict[str, float]]:
-    """Our run as per-step dicts under the keys rldoctor knows (`TRAIN_KEYS`, `EVAL_KEY`, reward components).
+    """Our run as per-step dicts under the keys rldoctor knows (`TRAIN_FEED`, `EVAL_FEED`, reward components).
 
     A value a step did not log is left out, which it reads as "not logged"; a non-finite value the run logged
     (`run.nonfinite`) is passed as NaN or inf, which it counts as logged and broken. Steps after `last` are left
     out.
     """
     chosen: list[tuple[str, str, Split]] = []  # (its key, our metric, split)
-    for key, metrics in (*TRAIN_KEYS, EVAL_KEY):
-        split: Split = "eval" if (key, metrics) == EVAL_KEY else "train"
-        metric = next((m for m in metrics if run.has(m, split) or _nonfinite(run, m, split)), None)
-        if metric is not None:
-            chosen.append((key, metric, split))
+    quantities: list[tuple[tuple[tuple[str, str], ...], Split]] = [(q, "train") for q in TRAIN_FEED]
+    for alternatives, split in [*quantities, (EVAL_FEED, "eval")]:
+        logged = [(key, m) for key, m in alternatives if run.has(m, split) or _nonfinite(run, m, split)]
+        if logged:
+            chosen.append((logged[0][0], logged[0][1], split))
     for metric in run.metric_names("train"):
         if metric.startswith(_COMPONENT) and metric.endswith("_mean"):
             chosen.append((f"rewards/{metric[len(_COMPONENT):-len('_mean')]}/mean", metric, "train"))
@@ -275,8 +277,8 @@ def convert(module: Any, run: Run, last: int | None) -> Any:
         PeerSkipped: none of the run's metrics is one it reads.
     """
     rows = records(run, last)
-    if not rows or all(len(r) == 1 for r in rows):
-        known = ", ".join(key for key, _ in TRAIN_KEYS[:8])
+    if not rows:
+        known = ", ".join(q[0][0] for q in TRAIN_FEED[:8])
         raise PeerSkipped(f"skipped: rldoctor reads none of this run's metrics (it needs keys such as {known}, an "
                           "eval score or rewards/<fn>/mean)")
     return module.run_from_records(rows, config=config(run), name=run.name, source="assessor")
