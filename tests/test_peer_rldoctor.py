@@ -156,7 +156,7 @@ def test_our_conversion_where_the_run_spans_files_or_its_reader_finds_no_steps(t
     (tmp_path / "two" / "eval.csv").write_text(
         "step,eval_accuracy\n" + "".join(f"{s},{0.3 + s / 1000}\n" for s in range(10, 121, 10)), encoding="utf-8")
     fed = judge.feed(load_run(tmp_path / "two"))
-    assert fed.route.startswith("our Run converted") and fed.run.n_steps == 120
+    assert fed.route == "our Run converted to per-step records under its key names" and fed.run.n_steps == 120
     assert fed.run.has("eval_score") and fed.run.finite("eval_score")[1][0] == pytest.approx(0.31)  # the accuracy
 
     lines = [json.dumps({"optimizer_step": s, "reward": s / 100, "kl": 0.01}) for s in range(1, 41)]
@@ -165,7 +165,8 @@ def test_our_conversion_where_the_run_spans_files_or_its_reader_finds_no_steps(t
     nostep = load_run(tmp_path / "nostep")
     assert nostep.last_step == 40  # we read `optimizer_step` as the step; rldoctor numbers the lines from 0
     fed = judge.feed(nostep)
-    assert fed.route == "our Run converted to records (its reader's steps in log.jsonl do not include our last step 40)"
+    assert fed.route == ("our Run converted to per-step records under its key names (not its own reader: its steps "
+                         "in log.jsonl do not include our last step 40)")
     assert list(fed.run.steps) == list(range(1, 41))
 
 

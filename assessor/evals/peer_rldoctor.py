@@ -17,11 +17,11 @@ take on them (`decide`):
 
 It is fed what it can read of each run (`feed`): its own reader where the run's only metrics file is in a format
 it reads (a TRL `trainer_state.json` or a JSON list of log dicts, JSONL, CSV, a TensorBoard folder), its steps
-agree with ours, and it finds at least the fields our conversion would give it; otherwise our canonical `Run`
-converted into per-step records under key names it knows (TRL's, verl's for what TRL does not log) and read by
-its `run_from_records`, which is what its JSONL reader does after parsing. Either way only the steps up to the
-`Run`'s last one are kept, so the truncated replays of the detection delay see no future. A run it can check
-nothing on is an error whose message starts `skipped:` and says what it would need.
+agree with ours, and it finds some of its fields there, at least as many as our conversion would give it;
+otherwise our canonical `Run` converted into per-step records under key names it knows (TRL's, verl's for what
+TRL does not log) and read by its `run_from_records`, which is what its JSONL reader does after parsing. Either
+way only the steps up to the `Run`'s last one are kept, so the truncated replays of the detection delay see no
+future. A run it can check nothing on is an error whose message starts `skipped:` and says what it would need.
 
 Imported lazily: `build_judge("rldoctor")` says how to install it when it is missing (`pip install
 "assessor[eval]"`). It is not in the `assessor assess` registry: it is here to be measured against.
@@ -308,6 +308,9 @@ def cut(module: Any, peer_run: Any, last: int) -> Any:
         nonfinite_steps={k: [s for s in v if float(s) <= last] for k, v in peer_run.nonfinite_steps.items()})
 
 
+CONVERTED = "our Run converted to per-step records under its key names"
+
+
 def _fields(peer_run: Any) -> int:
     return len(peer_run.available_fields) + len(peer_run.reward_components)
 
@@ -325,25 +328,38 @@ class RldoctorJudge:
             self._module = load_module()
 
     def feed(self, run: Run) -> Fed:
-        """The run as rldoctor reads it: its own reader where that works, else our conversion."""
+        """The run as rldoctor reads it: its own reader where that works, else our conversion.
+
+        Raises:
+            PeerSkipped: neither route gives it a metric it reads.
+        """
         steps = run.metrics["step"]
         last = int(steps.max()) if len(steps) else None
-        converted = convert(self._module, run, last)
+        try:
+            converted, skipped = convert(self._module, run, last), None
+        except PeerSkipped as error:
+            converted, skipped = None, error
         path = native_source(run)
-        if path is None or last is None:
-            return Fed(converted, "our Run converted to per-step records under its key names")
+        native, why = self._native_run(path, last, converted) if path is not None and last is not None else (None, "")
+        if native is not None and path is not None:
+            return Fed(native, f"its own reader on {path.name}")
+        if converted is None:
+            raise skipped or PeerSkipped("skipped: rldoctor reads none of this run's metrics")
+        return Fed(converted, CONVERTED + (f" (not its own reader: {why})" if why else ""))
+
+    def _native_run(self, path: Path, last: int, converted: Any) -> tuple[Any, str]:
+        """Its own read of `path` cut at `last`, or None and why it is not used."""
         native = self._read_native(path)
-        rel = path.name
         if isinstance(native, str):
-            return Fed(converted, f"our Run converted to records (its reader failed on {rel}: {native})")
+            return None, f"it failed on {path.name}: {native}"
         if not any(float(s) == last for s in native.steps):
-            return Fed(converted, f"our Run converted to records (its reader's steps in {rel} do not include our "
-                       f"last step {last})")
+            return None, f"its steps in {path.name} do not include our last step {last}"
         native = cut(self._module, native, last)
-        if _fields(native) < _fields(converted):
-            return Fed(converted, f"our Run converted to records (its reader found {_fields(native)} fields in "
-                       f"{rel}, the conversion {_fields(converted)})")
-        return Fed(native, f"its own reader on {rel}")
+        if not _fields(native):
+            return None, f"it found no field it reads in {path.name}"
+        if converted is not None and _fields(native) < _fields(converted):
+            return None, f"it found {_fields(native)} fields in {path.name}, our conversion {_fields(converted)}"
+        return native, ""
 
     def _read_native(self, path: Path) -> Any:
         try:
