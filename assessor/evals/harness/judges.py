@@ -1,7 +1,8 @@
 """The judges of an eval: built from their names, with their baseline, replay and price settings.
 
-Cheap judges (rules, thresholds, fake, cassette replays) are also replayed on truncated runs for the detection
-delay; live LLM judges only when asked. LLM judges record to and replay from cassettes.
+Cheap judges (rules, thresholds, the rldoctor peer, fake, cassette replays) are also replayed on truncated runs for
+the detection delay; live LLM judges only when asked. LLM judges record to and replay from cassettes. `thresholds`
+and `rldoctor` are eval-only judges (baselines to measure against), not in the `assessor assess` registry.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def build_judge(
     """Make the judge named `spec` for an eval.
 
     Args:
-        spec: `rules`, `fake`, `thresholds`, `replay:<cassette dir>`, `anthropic[:MODEL]`, `openai[:MODEL]`, `auto`.
+        spec: `rules`, `fake`, `thresholds`, `rldoctor`, `replay:<cassette dir>`, `anthropic[:MODEL]`,
+            `openai[:MODEL]`, `auto`.
         baseline: mark it as the baseline column.
         cassettes: the cassette directory LLM judges record to and replay from.
         record: call LLM judges live even where a cassette exists (and overwrite it).
@@ -58,7 +60,8 @@ def build_judge(
         **options: passed to `get_judge` (e.g. `images=False`).
 
     Raises:
-        ConfigError: an unknown judge, a missing key for a live LLM judge, or a missing cassette.
+        ConfigError: an unknown judge, a missing key for a live LLM judge, a missing cassette, or `rldoctor`
+            without the rldoctor package (the message gives the install command).
     """
     from assessor.evals.cassette import Cassette, RecordingJudge, ReplayJudge
 
@@ -66,6 +69,10 @@ def build_judge(
         from assessor.evals.baseline import ThresholdsJudge
 
         return EvalJudge(ThresholdsJudge(), spec, baseline)
+    if spec == "rldoctor":
+        from assessor.evals.peer_rldoctor import RldoctorJudge
+
+        return EvalJudge(RldoctorJudge(), spec, baseline)
     if spec.startswith("replay:"):
         return EvalJudge(ReplayJudge(Cassette.open(Path(spec.removeprefix("replay:")))), spec, baseline)
     name = resolve_judge_name(spec, env)
