@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +29,10 @@ def assess(
         plots: False skips the plots altogether.
         images: False keeps LLM judges from being sent the dashboard image.
     """
-    return assess_run(load_run(path), judge, out_dir=out_dir, plots=plots, images=images)
+    run = load_run(path)
+    # Read off the disk now: a run that has stopped writing is called stalled (evals and replays leave this out).
+    return assess_run(run, judge, out_dir=out_dir, plots=plots, images=images,
+                      diagnostics=diagnose(run, now=time.time()))
 
 
 def assess_run(

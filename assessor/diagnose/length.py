@@ -292,8 +292,9 @@ def _truncation(ctx: Context, reading: Reading, clip: Reading | None) -> list[Fi
     if rising:
         onset = departure_step(clip, _settled_step(clip, (c.start + c.now) / 2, above=True), c.now)
     since = f"from {num(c.start)} at the start, rising from step {onset}" if rising else f"{num(c.start)} at the start"
+    # A share that has been high since the start is a cap set too tight (a risk); one that grew is the run changing.
     return [finding(
-        "response_length_clip_ratio", "length_truncation", severity,
+        "response_length_clip_ratio", "length_truncation" if rising else "length_truncation_high", severity,
         f"Clipped ratio {num(c.now)} now ({since}): {what}; either raise the cap or ask why the model "
         f"will not stop.{gap}",
         [onset, c.last_step],

@@ -25,7 +25,7 @@ PROGRESS_T = 3.0
 DECLINE_SHARES = (10, 5, 3)
 
 
-def _decline_bar(n: int, width: int) -> float:
+def decline_bar(n: int, width: int) -> float:
     """Standard errors a best stretch must stand above the latest one.
 
     The expected best of k noise-only candidates (sqrt(2 ln k)), plus two.
@@ -49,7 +49,7 @@ def _decline(series: robust.Series, width: int) -> tuple[np.ndarray, np.ndarray,
         last = np.zeros(n, dtype=bool)
         last[-w:] = True
         shift = robust.level_shift(series, peak, last)
-        margin = -shift.t - _decline_bar(n, w)
+        margin = -shift.t - decline_bar(n, w)
         if best is None or margin > best[0]:
             best = (margin, peak, last, shift)
     if best is None:
@@ -82,7 +82,7 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
     overlapping = bool((peak_mask & latest).any())
     noise = max(series.noise, robust.noise_floor(series.values))
     findings: list[Finding] = []
-    if not overlapping and -from_peak.t >= _decline_bar(series.n, int(peak_mask.sum())) and s.trend != "rising":
+    if not overlapping and -from_peak.t >= decline_bar(series.n, int(peak_mask.sum())) and s.trend != "rising":
         out.peak, out.peak_step = from_peak.before, peak_step
         gain = from_peak.before - progress.before
         severity: Severity

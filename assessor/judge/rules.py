@@ -21,11 +21,14 @@ The decisions mean what DESIGN.md says they mean ("What the three decisions mean
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from assessor.diagnose.checkpoint import BREAKAGE_KINDS, breakage_kind
 from assessor.diagnose.context import num
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding
+from assessor.diagnose.reward import decline_bar
+from assessor.diagnose.robust import stretch_width
 from assessor.judge.base import JudgeRequest, JudgeResult
 from assessor.judge.models import Decision, Evidence, Usage, Verdict
 from assessor.run import Checkpoint
@@ -51,6 +54,9 @@ SPENT = {
 }
 # These only argue for stopping while reward is not improving: with reward rising they are risks to watch.
 SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation", "length_at_cap_from_start"})
+# A cap too tight from the very start only says the run is spent when reward never improved under it: a run
+# whose reward rose and holds is learning, truncated or not (a risk to watch).
+SPENT_UNLESS_NEVER_IMPROVED = frozenset({"length_at_cap_from_start"})
 SETUP_FAILURE = frozenset({"identical_rewards", "no_learning_signal"})
 ROLLBACK_BAR = 2.0  # a critical finding, or two warnings that agree
 EARLY_PROGRESS = 0.05
@@ -115,6 +121,29 @@ def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
     return at_best and learned and e.now_step >= finding.steps[0] and e.now_step >= 0.9 * (d.run.last_step or 0)
 
 
+def _never_improved(d: Diagnostics) -> bool:
+    """Reward has not risen over the run: where it started, below it, or level since its first stretch."""
+    r = d.reward
+    kinds = {f.kind for f in r.findings}
+    curve = d.signals.get(r.metric or "")
+    if curve is None:
+        return False
+    # A best stretch clearly above the start is an improvement, whatever the latest stretch shows. The best of
+    # many stretches is picked after looking, so "clearly" is the decline test's bar (about 4 standard errors).
+    best = d.best_checkpoint
+    width = stretch_width(curve.points)
+    error = best.band if best.metric == r.metric and best.smoothed and best.band else (
+        curve.noise / math.sqrt(max(1, width)))
+    rose = curve.peak - curve.start > decline_bar(curve.points, width) * error * math.sqrt(2.0)
+    if rose:
+        return False
+    if kinds & {"reward_no_progress", "reward_below_start"}:
+        return True
+    if "reward_plateau" in kinds and r.plateau_start is not None:
+        return r.plateau_start <= curve.first_step + 0.1 * (curve.last_step - curve.first_step)
+    return False
+
+
 def _sort(d: Diagnostics) -> _Weighed:
     degradation, spent, setup, diverged, other = [], [], [], [], []
     for f in d.findings:
@@ -129,7 +158,8 @@ def _sort(d: Diagnostics) -> _Weighed:
             degradation.append(f)
         elif kind in SPENT and f.severity in ("warning", "critical", "watch") and not (
                 kind in SPENT_UNLESS_IMPROVING and (d.reward.trend == "rising" or (f.severity == "watch"
-                                                    and kind == "length_truncation"))):
+                                                    and kind == "length_truncation"))) and not (
+                kind in SPENT_UNLESS_NEVER_IMPROVED and not _never_improved(d)):
             spent.append(f)
         elif f.severity in ("warning", "critical"):
             other.append(f)
@@ -383,7 +413,7 @@ def _causes(d: Diagnostics) -> str:
     if "kl_up_reward_down" in kinds or "kl_unbounded" in kinds:
         out.append("raise the KL penalty (beta) or lower the learning rate")
     if kinds & {"length_explosion_to_cap", "length_approaching_cap", "length_reward_coupled", "length_truncation",
-                "length_split_to_extremes"}:
+                "length_truncation_high", "length_split_to_extremes", "length_at_cap_from_start"}:
         out.append("check the reward for a length bias and the completion cap (truncated answers are scored)")
     if "narrowing_without_gain" in kinds or "entropy_collapse" in kinds:
         out.append("keep the policy exploring (an entropy bonus, a higher clip ceiling, or a higher sampling "
