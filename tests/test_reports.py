@@ -81,7 +81,15 @@ def test_rollback_label_names_the_checkpoint_or_its_absence(with_plots):
     assessment, _ = with_plots
     assert rollback_label(assessment) == "to step 130 (checkpoints/gsm8k_grpo/qwen2.5-3b-grpo/global_step_100)"
     none_on_disk = assessment.model_copy(update={"verdict": ROLLBACK.model_copy(update={"rollback_checkpoint": None})})
-    assert rollback_label(none_on_disk) == "to step 130 (no checkpoint on disk at or before it)"
+    # The example's config gives a save interval: the label names the checkpoint that interval wrote.
+    assert rollback_label(none_on_disk) == ("to step 130 (not in the run directory: restore the one your save interval "
+                                            "of 50 steps wrote at step 100)")
+    best = none_on_disk.diagnostics.best_checkpoint.model_copy(update={"save_steps": None,
+                                                                       "expected_checkpoint_step": None})
+    no_interval = none_on_disk.model_copy(update={
+        "diagnostics": none_on_disk.diagnostics.model_copy(update={"best_checkpoint": best})})
+    assert rollback_label(no_interval) == ("to step 130 (not in the run directory: restore the newest checkpoint you "
+                                           "saved at or before it, or re-run to it)")
 
 
 # --- JSON ----------------------------------------------------------------------------------------------------------

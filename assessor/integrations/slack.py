@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from assessor.assessment import Assessment
 from assessor.errors import AssessorError, ConfigError
-from assessor.report.assessment_text import DECISION_LABEL, rollback_label, run_label, steps_label
+from assessor.report.assessment_text import (
+    DECISION_LABEL,
+    cost_label,
+    missing_checkpoint,
+    rollback_label,
+    run_label,
+    steps_label,
+)
 
 if TYPE_CHECKING:
     from slack_sdk import WebClient
@@ -198,8 +205,11 @@ def verdict_blocks(
     blocks.append(_context(" · ".join(facts)))
     blocks.append(_section(f"*{clip(_flat(v.headline), SECTION_LIMIT - 2)}*"))  # cut inside the bold markers
     if rollback_label(a):
-        where = inline_code(v.rollback_checkpoint) if v.rollback_checkpoint else "no checkpoint on disk at or before it"
+        where = inline_code(v.rollback_checkpoint) if v.rollback_checkpoint else escape(missing_checkpoint(a))
         blocks.append(_section(f":rewind: Roll back to *step {v.rollback_step}* ({where})"))
+    cost = cost_label(a)
+    if cost:
+        blocks.append(_context(f"Spent: {escape(cost)}"))
     if v.evidence:
         lines = []
         for item in v.evidence[:EVIDENCE_SHOWN]:

@@ -77,8 +77,30 @@ def rollback_label(assessment: Assessment) -> str | None:
     v = assessment.verdict
     if v.decision != "rollback":
         return None
-    where = v.rollback_checkpoint or "no checkpoint on disk at or before it"
-    return f"to step {v.rollback_step} ({where})"
+    return f"to step {v.rollback_step} ({v.rollback_checkpoint or missing_checkpoint(assessment)})"
+
+
+def missing_checkpoint(assessment: Assessment) -> str:
+    """What to restore when no checkpoint at or before the rollback step is in the run directory."""
+    best = assessment.diagnostics.best_checkpoint
+    if best.expected_checkpoint_step:
+        return (f"not in the run directory: restore the one your save interval of {best.save_steps} steps wrote at "
+                f"step {best.expected_checkpoint_step}")
+    return "not in the run directory: restore the newest checkpoint you saved at or before it, or re-run to it"
+
+
+def cost_label(assessment: Assessment) -> str | None:
+    """What the run spent for nothing: steps (and hours) since its best point and on zero-signal steps."""
+    c = assessment.diagnostics.compute
+    parts = []
+    if c.steps_since_best:
+        hours = (f", about {c.gpu_hours_since_best:.1f} GPU-hours" if c.gpu_hours_since_best else
+                 f", about {c.hours_since_best:.1f} h" if c.hours_since_best else "")
+        parts.append(f"{c.steps_since_best} steps{hours} since the best point")
+    if c.zero_signal_steps:
+        hours = f", about {c.hours_on_zero_signal:.1f} h" if c.hours_on_zero_signal else ""
+        parts.append(f"{c.zero_signal_steps} steps{hours} on batches with no learning signal")
+    return "; ".join(parts) or None
 
 
 def quadrant_label(quadrant: str) -> str:
@@ -95,7 +117,9 @@ def run_label(assessment: Assessment) -> str:
         step += f" of {header.planned_total_steps}"
         if header.progress is not None:
             step += f" ({header.progress:.0%})"
-    return f"{assessment.framework or 'unknown framework'} · {assessment.algorithm or 'unknown algorithm'} · {step}"
+    state = header.state if header.state != "live" else ""
+    return (f"{assessment.framework or 'unknown framework'} · {assessment.algorithm or 'unknown algorithm'} · {step}"
+            + (f" · {state}" if state else ""))
 
 
 def usage_label(usage: Usage | None) -> str | None:
@@ -130,6 +154,9 @@ def render_assessment(assessment: Assessment, console: Console, written: Sequenc
     rollback = rollback_label(assessment)
     if rollback:
         _emit(console, Text.assemble(("Roll back ", f"bold {accent}"), rollback))
+    cost = cost_label(assessment)
+    if cost:
+        _emit(console, Text.assemble(("Spent ", f"bold {accent}"), cost))
     if v.rationale:
         _emit(console, Text(v.rationale, style="dim"))
     _section(console, "Evidence", [

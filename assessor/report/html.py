@@ -19,6 +19,8 @@ from assessor.diagnose.context import num
 from assessor.report.assessment_text import (
     DECISION_LABEL,
     contract_json,
+    cost_label,
+    missing_checkpoint,
     quadrant_label,
     run_label,
     steps_label,
@@ -97,6 +99,8 @@ def _view(a: Assessment) -> dict[str, object]:
         "v": v,
         "label": DECISION_LABEL[v.decision],
         "run_line": run_label(a),
+        "missing_checkpoint": missing_checkpoint(a),
+        "cost": cost_label(a),
         "evidence": [(e.signal, e.observation, steps_label(e.steps)) for e in v.evidence],
         "dashboard": next((f for f in figures if f.key == "dashboard"), None),
         "kl_figure": next((f for f in figures if f.key == "kl_reward"), None),

@@ -15,6 +15,8 @@ from assessor.assessment import Assessment
 from assessor.diagnose.context import num
 from assessor.report.assessment_text import (
     DECISION_LABEL,
+    cost_label,
+    missing_checkpoint,
     quadrant_label,
     rollback_label,
     run_label,
@@ -69,8 +71,11 @@ def render_markdown(assessment: Assessment, base: Path | None = None) -> str:
     facts = [f"confidence **{v.confidence:.0%}**", f"judge {code(a.judge)}", md(run_label(a))]
     rollback = rollback_label(a)
     if rollback:
-        where = code(v.rollback_checkpoint) if v.rollback_checkpoint else "no checkpoint on disk at or before it"
+        where = code(v.rollback_checkpoint) if v.rollback_checkpoint else md(missing_checkpoint(a))
         facts.insert(0, f"roll back to **step {v.rollback_step}** ({where})")
+    cost = cost_label(a)
+    if cost:
+        facts.append(f"spent: {md(cost)}")
     lines += [" · ".join(facts), ""]
     if v.rationale:
         lines += [md(v.rationale), ""]
