@@ -107,7 +107,7 @@ def user_texts(flavour: str, body: dict[str, Any]) -> list[str]:
 
 def system_text(flavour: str, body: dict[str, Any]) -> str:
     if flavour == "anthropic":
-        return str(body["system"])
+        return "".join(block["text"] for block in body["system"])
     if flavour == "openai-chat":
         return str(next(m["content"] for m in body["messages"] if m["role"] == "system"))
     return str(body["instructions"])
@@ -366,7 +366,7 @@ def test_the_prompt_carries_skill_guide_algorithm_card_and_diagnostics(flavour, 
     assert card_name == "grpo"
     assert guide in system and distinctive_line(card) in system
     summary = prompts.summarize(judge_request).strip()
-    assert "# Diagnostics summary" in user and summary in user
+    assert "# Evidence sheet" in user and summary in user
     assert user.index(summary) < data_block(user)[0]  # the summary comes before the untrusted data
     assert "## Findings" in summary and "step 520" in summary
 

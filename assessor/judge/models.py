@@ -53,9 +53,16 @@ class Verdict(_Model):
 
 
 class Usage(_Model):
-    """What one judgement cost (LLM judges)."""
+    """What one judgement cost (LLM judges).
+
+    `input_tokens` counts every input token, those read from the provider's prompt cache (`cached_input_tokens`,
+    billed at the cached rate) and those written to it (`cache_write_tokens`, Anthropic only, billed at 1.25x)
+    included. `cost_usd` is None when the model's price is unknown (see `assessor.judge.prices`).
+    """
 
     input_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
     output_tokens: int = 0
     requests: int = 0
     latency_s: float = 0.0
