@@ -67,3 +67,16 @@ class Usage(_Model):
     requests: int = 0
     latency_s: float = 0.0
     cost_usd: float | None = None
+
+    def plus(self, other: Usage | None) -> Usage:
+        """The two usages added up (the cost is None only when neither has one)."""
+        if other is None:
+            return self
+        costs = [c for c in (self.cost_usd, other.cost_usd) if c is not None]
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            output_tokens=self.output_tokens + other.output_tokens, requests=self.requests + other.requests,
+            latency_s=self.latency_s + other.latency_s, cost_usd=sum(costs) if costs else None,
+        )
