@@ -45,13 +45,13 @@ MAX_RUN_NAME_CHARS = 200
 MAX_PATH_CHARS = 300
 MIN_RANGE = 3  # checkpoints in a regular series before it is written as a range
 
-# The curves every summary shows when the run logs them, in reading order.
+# The curves the signals table shows when the run logs them, in reading order. Left out because another section
+# already gives them: terminated length and the clip sides (generation), step time (GPU).
 KEY_SIGNALS: tuple[str, ...] = (
     "reward_mean", "reward_std", "reward_zero_std_frac", "advantage_std", "kl", "entropy", "response_length_mean",
-    "response_length_terminated_mean", "response_length_clip_ratio", "clip_ratio_region", "clip_ratio_low",
-    "clip_ratio_high", "importance_ratio_mean", "pg_loss", "loss", "value_loss", "value_explained_var", "grad_norm",
-    "lr", "pref_margin", "pref_accuracy", "pref_reward_chosen", "pref_reward_rejected", "logps_chosen",
-    "num_gen_batches", "dynamic_filtering_pass_rate", "train_infer_mismatch", "time_step_s",
+    "response_length_clip_ratio", "clip_ratio_region", "importance_ratio_mean", "pg_loss", "loss", "value_loss",
+    "value_explained_var", "grad_norm", "lr", "pref_margin", "pref_accuracy", "pref_reward_chosen",
+    "pref_reward_rejected", "logps_chosen", "num_gen_batches", "dynamic_filtering_pass_rate", "train_infer_mismatch",
 )
 # Schedules, not measurements: their jumps and noise units mean nothing.
 SCHEDULE_SIGNALS = frozenset({"lr"})
