@@ -22,7 +22,7 @@ class Assessment(BaseModel):
     framework: str | None
     algorithm: str | None
     last_step: int | None
-    judge: str = Field(description="`rules`, `anthropic:<model>`, `openai:<model>` or `fake`.")
+    judge: str = Field(description="`rules`, `anthropic:<model>`, `openai:<model>`, `fake` or `verdicts:<dir>`.")
     verdict: Verdict
     diagnostics: Diagnostics
     plots: list[str] = Field(default_factory=list, description="Figures written, as paths.")

@@ -67,7 +67,8 @@ def diagnose(run_dir: Path, fmt: str, out_dir: Path | None, no_plots: bool) -> N
 @cli.command()
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--judge", "judge_spec", default="auto", show_default=True, metavar="auto|rules|anthropic[:MODEL]|"
-              "openai[:MODEL]|fake", help="Who decides; auto: Anthropic, else OpenAI if its key is set, else rules.")
+              "openai[:MODEL]|fake|verdicts:DIR", help="Who decides; auto: Anthropic, else OpenAI if its key is set, "
+              "else rules; verdicts:DIR reads DIR/<run name>/verdict.json.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
               show_default=True, help="What to print on stdout (json: the verdict contract, nothing else).")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
@@ -101,11 +102,30 @@ def assess(ctx: click.Context, run_dir: Path, judge_spec: str, fmt: str, out_dir
     ctx.exit(assessment.exit_code)
 
 
+@cli.command()
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path, file_okay=False),
+              help="Where system.md, user.md, image-N.png and schema.json go.")
+@click.option("--judge", "judge_spec", default="anthropic", show_default=True, metavar="anthropic|openai",
+              help="Whose request to export (the text is the same; the request format differs).")
+@click.option("--no-images", is_flag=True, help="Leave the dashboard out, as `assess --no-images` does.")
+def prompt(run_dir: Path, out_dir: Path, judge_spec: str, no_images: bool) -> None:
+    """Write exactly what an LLM judge would send for RUN_DIR, to read, paste into any chat model, or answer offline.
+
+    Save an answer as DIR/<run name>/verdict.json and score it with `assessor assess RUN_DIR --judge verdicts:DIR`.
+    """
+    from assessor.pipeline import write_prompt
+
+    for path in write_prompt(run_dir, out_dir, judge=judge_spec, images=not no_images):
+        click.echo(str(path))
+
+
 @cli.command("eval")
 @click.argument("source", default="evals", type=click.Path(path_type=Path))
 @click.option("--judge", "judge_specs", multiple=True, default=("rules",), show_default=True,
-              metavar="rules|anthropic[:MODEL]|openai[:MODEL]|fake|replay:DIR",
-              help="A judge to score; repeat to compare judges side by side.")
+              metavar="rules|anthropic[:MODEL]|openai[:MODEL]|fake|replay:DIR|verdicts:DIR",
+              help="A judge to score; repeat to compare judges side by side. verdicts:DIR scores answers written "
+              "as DIR/<case>/verdict.json.")
 @click.option("--baseline", "baselines", multiple=True, metavar="thresholds",
               help="A judge shown as the baseline column (thresholds: the fixed callback alerts).")
 @click.option("--subset", type=click.Choice(["all", "fast", "synthetic", "real"]), default="all", show_default=True,
@@ -130,14 +150,24 @@ def assess(ctx: click.Context, run_dir: Path, judge_spec: str, fmt: str, out_dir
               help="Exit 1 if the rules judge is below the floor recorded in this JSON file.")
 @click.option("--write-floor", type=click.Path(path_type=Path, dir_okay=False),
               help="Record the rules judge's current scores (minus a small margin) as the floor.")
+@click.option("--export-prompts", "export_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Judge nothing: write each case's LLM prompt into DIR/<case>/ (as `assessor prompt` does).")
 @click.pass_context
 def eval_(ctx: click.Context, source: Path, judge_specs: tuple[str, ...], baselines: tuple[str, ...], subset: str,
           names: tuple[str, ...], fmt: str, out_dir: Path | None, cassettes: Path | None, record: bool,
           replay_llm: bool, delay_points: int, cache_dir: Path | None, no_images: bool, prices: tuple[str, ...],
-          check_floor: Path | None, write_floor: Path | None) -> None:
+          check_floor: Path | None, write_floor: Path | None, export_dir: Path | None) -> None:
     """Score judges on the labelled cases in SOURCE (a folder of case files, or one file) [default: evals]."""
     from assessor.evals import harness
     from assessor.evals.report import progress_bar, render_json, render_markdown, write_reports
+
+    if export_dir is not None:
+        from assessor.evals.harness.export import export_prompts
+
+        written = export_prompts(source, export_dir, subset=subset, names=names, cache_dir=cache_dir,
+                                 images=not no_images, warn=lambda m: click.echo(m, err=True))
+        click.echo(f"wrote the prompts of {len(written)} cases to {export_dir}/<case>/", err=True)
+        return
 
     floor = harness.read_floor(check_floor) if check_floor is not None else None
     root = source if source.is_dir() else source.parent

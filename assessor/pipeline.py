@@ -12,7 +12,7 @@ from assessor.diagnose import diagnose
 from assessor.diagnose.models import Diagnostics
 from assessor.ingest import load_run
 from assessor.judge import Judge, JudgeRequest, Verdict, get_judge
-from assessor.run import Run, Sample
+from assessor.run import Run
 
 
 def assess(
@@ -55,9 +55,10 @@ def assess_run(
 
             target.mkdir(parents=True, exist_ok=True)
             written = render_plots(run, diagnostics, target)
-        result = chosen.judge(JudgeRequest(run=run, diagnostics=diagnostics, plots=written,
-                                           samples=[sample_text(s) for s in run.samples]))
+        result = chosen.judge(JudgeRequest(run=run, diagnostics=diagnostics, plots=written))
     verdict = resolve_rollback(result.verdict, run)
+    if verdict.rollback_step is not None and plots and out_dir is not None and written:
+        _mark_rollback(run, diagnostics, verdict, out_dir)
     return Assessment(
         run=run.name, path=str(run.path), framework=run.facts.framework, algorithm=run.facts.algorithm,
         last_step=run.last_step, judge=chosen.name, verdict=verdict, diagnostics=diagnostics,
@@ -65,14 +66,46 @@ def assess_run(
     )
 
 
-SAMPLE_CHARS = 600
+def _mark_rollback(run: Run, diagnostics: Diagnostics, verdict: Verdict, out_dir: Path) -> None:
+    """Redraw the dashboard written for the report with the rollback target on it (the judge saw it unmarked)."""
+    from assessor.plots import dashboard_figure, save_figure
+
+    step = next((c.step for c in run.checkpoints if c.path == verdict.rollback_checkpoint), verdict.rollback_step)
+    save_figure(dashboard_figure(run, diagnostics, rollback_step=step), out_dir / "dashboard.png")
 
 
-def sample_text(sample: Sample) -> str:
-    """One completion as the judge sees it (still untrusted: the prompt fences it as data)."""
-    head = f"[{sample.source} · step {sample.step} · reward {sample.reward}]"
-    text = sample.completion if len(sample.completion) <= SAMPLE_CHARS else sample.completion[:SAMPLE_CHARS] + " …"
-    return f"{head} {text}"
+def write_prompt(
+    path: str | Path, out_dir: Path, judge: str = "anthropic", images: bool = True, run: Run | None = None,
+) -> list[Path]:
+    """Write what an LLM judge would send for a run: `system.md`, `user.md`, `image-N.png`, `schema.json`.
+
+    Args:
+        path: the run directory (or log file); not read when `run` is given.
+        out_dir: where the files go (made if needed).
+        judge: `anthropic` or `openai` (a `:MODEL` suffix is ignored: the prompt does not depend on it).
+        images: render and include the dashboard, as the judge does unless told `--no-images`.
+        run: the run already in memory (e.g. an eval case).
+
+    Returns:
+        The files written.
+
+    Raises:
+        ConfigError: an unknown provider.
+        AssessorError: the run cannot be read.
+    """
+    from assessor.judge.export import export_prompt
+
+    run = load_run(path) if run is None else run
+    diagnostics = diagnose(run)
+    with tempfile.TemporaryDirectory(prefix="assessor-prompt-") as scratch:
+        plots: list[Path] = []
+        if images:
+            from assessor.plots import render_plots
+
+            plots = render_plots(run, diagnostics, Path(scratch))
+        exported = export_prompt(JudgeRequest(run=run, diagnostics=diagnostics, plots=plots),
+                                 judge.partition(":")[0], images=images)
+    return exported.write(out_dir)
 
 
 def truncate(run: Run, last_step: int) -> Run:

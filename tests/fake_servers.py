@@ -37,6 +37,7 @@ class Reply:
         headers: extra response headers (e.g. Retry-After).
         delay: seconds to wait before answering (to trip the client's timeout).
         stop_reason: Anthropic stop_reason / OpenAI finish_reason override.
+        usage: the reply's `usage` object, instead of the default token counts (e.g. with prompt-cache fields).
     """
 
     output: dict[str, Any] | str | None = None
@@ -45,6 +46,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     stop_reason: str | None = None
+    usage: dict[str, Any] | None = None
 
 
 @dataclass
@@ -171,12 +173,12 @@ def _success_body(path: str, request: dict[str, Any], reply: Reply) -> dict[str,
             stop = reply.stop_reason or "end_turn"
         return {"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": content,
                 "stop_reason": stop, "stop_sequence": None,
-                "usage": {"input_tokens": 1200, "output_tokens": 300}}
+                "usage": reply.usage or {"input_tokens": 1200, "output_tokens": 300}}
     if path.endswith("/chat/completions"):
         return {"id": "chatcmpl-fake", "object": "chat.completion", "created": now, "model": model,
                 "choices": [{"index": 0, "finish_reason": reply.stop_reason or "stop", "logprobs": None,
                              "message": {"role": "assistant", "content": _text(output), "refusal": None}}],
-                "usage": {"prompt_tokens": 1100, "completion_tokens": 250, "total_tokens": 1350}}
+                "usage": reply.usage or {"prompt_tokens": 1100, "completion_tokens": 250, "total_tokens": 1350}}
     if path.endswith("/responses"):
         return {"id": "resp_fake", "object": "response", "created_at": now, "model": model,
                 "status": reply.stop_reason or "completed", "incomplete_details": None, "error": None,
@@ -184,9 +186,9 @@ def _success_body(path: str, request: dict[str, Any], reply: Reply) -> dict[str,
                 "tools": [], "metadata": {},
                 "output": [{"type": "message", "id": "msg_fake", "role": "assistant", "status": "completed",
                             "content": [{"type": "output_text", "text": _text(output), "annotations": []}]}],
-                "usage": {"input_tokens": 1000, "output_tokens": 200, "total_tokens": 1200,
-                          "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
-                          "output_tokens_details": {"reasoning_tokens": 0}}}
+                "usage": reply.usage or {"input_tokens": 1000, "output_tokens": 200, "total_tokens": 1200,
+                                         "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+                                         "output_tokens_details": {"reasoning_tokens": 0}}}
     return None
 
 

@@ -343,7 +343,7 @@ def test_replay_of_a_judge_that_saw_figures_is_fresh_until_the_prompt_changes(tm
     harness.evaluate([item], [harness.EvalJudge(RecordingJudge(stub, cassette), "x", cheap=False)])
     entry_path = cassette.entry_path("c1", 40)
     entry = json.loads(entry_path.read_text(encoding="utf-8"))
-    assert entry["request"]["images"] == ["dashboard.png"] and "Attached figures" in entry["request"]["user"]
+    assert entry["request"]["images"] == ["dashboard.png"] and "Attached figure" in entry["request"]["user"]
 
     replay = harness.EvalJudge(ReplayJudge(Cassette.open(tmp_path / "cassettes")), "replay")
     assert not harness.evaluate([item], [replay])[replay.name][0].stale_cassette

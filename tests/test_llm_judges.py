@@ -107,7 +107,7 @@ def user_texts(flavour: str, body: dict[str, Any]) -> list[str]:
 
 def system_text(flavour: str, body: dict[str, Any]) -> str:
     if flavour == "anthropic":
-        return str(body["system"])
+        return "".join(block["text"] for block in body["system"])
     if flavour == "openai-chat":
         return str(next(m["content"] for m in body["messages"] if m["role"] == "system"))
     return str(body["instructions"])
@@ -366,7 +366,7 @@ def test_the_prompt_carries_skill_guide_algorithm_card_and_diagnostics(flavour, 
     assert card_name == "grpo"
     assert guide in system and distinctive_line(card) in system
     summary = prompts.summarize(judge_request).strip()
-    assert "# Diagnostics summary" in user and summary in user
+    assert "# Evidence sheet" in user and summary in user
     assert user.index(summary) < data_block(user)[0]  # the summary comes before the untrusted data
     assert "## Findings" in summary and "step 520" in summary
 
@@ -444,6 +444,115 @@ def test_names_defaults_and_options(env):
         get_judge("anthropic", timeout=-1)
     with pytest.raises(ConfigError, match="max_retries"):
         get_judge("anthropic", max_retries="many")
+
+
+# --- prompt caching, usage and cost ------------------------------------------------------------------------------
+
+
+def test_anthropic_sends_the_static_prefix_as_cached_system_blocks_and_the_run_last(env, judge_request):
+    env.output(valid_verdict())
+    make_judge("anthropic").judge(judge_request)
+    body = env.requests[0].body
+    prompt = prompts.build_prompt(judge_request)
+    blocks = body["system"]
+    assert [b["text"] for b in blocks] == list(prompt.system_parts) and len(blocks) == 2
+    assert all(b["type"] == "text" and b["cache_control"] == {"type": "ephemeral"} for b in blocks)
+    assert "practitioner's guide" in blocks[0]["text"] and "Algorithm card" in blocks[1]["text"]
+    system = "".join(b["text"] for b in blocks)
+    assert judge_request.run.name not in system and INJECTION not in system  # nothing of this run is cached
+    (message,) = body["messages"]
+    assert all("cache_control" not in part for part in message["content"])
+    assert message["content"][-1] == {"type": "text", "text": prompt.user}  # the run's data last
+    assert body["tools"][0]["input_schema"] == prompts.verdict_schema()  # tools are part of the cached prefix
+
+
+def test_the_cached_prefix_is_byte_identical_across_runs(env, judge_request, tmp_path):
+    other = load_run(EXAMPLES / "verl-grpo-gsm8k")
+    env.output(valid_verdict())
+    env.output(valid_verdict())
+    judge = make_judge("anthropic")
+    judge.judge(judge_request)
+    judge.judge(JudgeRequest(run=other, diagnostics=diagnose(other), plots=[tiny_png(tmp_path / "dashboard.png")]))
+    first, second = (r.body for r in env.requests)
+    assert first["system"] == second["system"] and first["tools"] == second["tools"]
+    assert first["messages"] != second["messages"]
+
+
+ANTHROPIC_CACHE_READ = {"input_tokens": 2_000, "cache_read_input_tokens": 10_000, "cache_creation_input_tokens": 0,
+                        "output_tokens": 500}
+ANTHROPIC_CACHE_WRITE = {"input_tokens": 2_000, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 10_000,
+                         "output_tokens": 500}
+
+
+@pytest.mark.parametrize(("reply", "cached", "written", "cost"), [
+    (ANTHROPIC_CACHE_READ, 10_000, 0, (2_000 * 3 + 10_000 * 0.3 + 500 * 15) / 1e6),  # 0.0165
+    (ANTHROPIC_CACHE_WRITE, 0, 10_000, (2_000 * 3 + 10_000 * 3.75 + 500 * 15) / 1e6),  # 0.051
+])
+def test_anthropic_cache_tokens_are_read_into_usage_and_priced(env, judge_request, reply, cached, written, cost):
+    env.output(valid_verdict(), usage=reply)
+    usage = get_judge("anthropic:claude-sonnet-4-6").judge(judge_request).usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.cached_input_tokens, usage.cache_write_tokens, usage.output_tokens) == (
+        12_000, cached, written, 500)
+    assert usage.cost_usd == pytest.approx(cost)
+
+
+@pytest.mark.parametrize(("flavour", "reply"), [
+    ("openai-chat", {"prompt_tokens": 12_000, "completion_tokens": 500, "total_tokens": 12_500,
+                     "prompt_tokens_details": {"cached_tokens": 10_000}}),
+    ("openai-responses", {"input_tokens": 12_000, "output_tokens": 500, "total_tokens": 12_500,
+                          "input_tokens_details": {"cached_tokens": 10_000},
+                          "output_tokens_details": {"reasoning_tokens": 0}}),
+])
+def test_openai_cached_tokens_are_read_into_usage_and_priced(flavour, env, judge_request, reply):
+    output = valid_verdict() if flavour == "openai-chat" else json.dumps(valid_verdict())
+    env.output(output, usage=reply)
+    extra = FLAVOURS[flavour][1]
+    usage = get_judge("openai:gpt-4.1", **extra).judge(judge_request).usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.cached_input_tokens, usage.output_tokens) == (12_000, 10_000, 500)
+    assert usage.cost_usd == pytest.approx((2_000 * 2 + 10_000 * 0.5 + 500 * 8) / 1e6)  # 0.013
+
+
+def test_a_model_without_a_price_counts_tokens_but_no_cost_until_one_is_given(env, judge_request, tmp_path,
+                                                                              monkeypatch):
+    env.output(valid_verdict(), usage=ANTHROPIC_CACHE_READ)
+    usage = make_judge("anthropic").judge(judge_request).usage  # claude-test: not in the price table
+    assert usage is not None and usage.cached_input_tokens == 10_000 and usage.cost_usd is None
+    table = tmp_path / "prices.toml"
+    table.write_text('["anthropic:claude-test"]\ninput = 1.0\noutput = 5.0\n', encoding="utf-8")
+    monkeypatch.setenv("ASSESSOR_PRICES", str(table))
+    env.output(valid_verdict(), usage=ANTHROPIC_CACHE_READ)
+    usage = make_judge("anthropic").judge(judge_request).usage
+    assert usage is not None
+    assert usage.cost_usd == pytest.approx((2_000 * 1 + 10_000 * 0.1 + 500 * 5) / 1e6)
+
+
+def test_a_re_ask_adds_up_the_usage_and_cost_of_both_requests(env, judge_request):
+    env.output(invalid("anthropic"), usage=ANTHROPIC_CACHE_WRITE)
+    env.output(valid_verdict(), usage=ANTHROPIC_CACHE_READ)
+    usage = get_judge("anthropic:claude-sonnet-4-6").judge(judge_request).usage
+    assert usage is not None and usage.requests == 2
+    assert (usage.cached_input_tokens, usage.cache_write_tokens) == (10_000, 10_000)
+    assert usage.cost_usd == pytest.approx(0.0165 + 0.051)
+    first, second = (r.body for r in env.requests)
+    assert first["system"] == second["system"]  # the re-ask reads the prefix from the cache
+
+
+def test_assess_prints_the_cost_of_the_check_and_puts_it_in_the_json(env, capsys):
+    from assessor import cli
+
+    run = str(EXAMPLES / "trl-grpo-live")
+    env.output(valid_verdict(), usage=ANTHROPIC_CACHE_READ)
+    assert cli.main(["assess", run, "--judge", "anthropic:claude-sonnet-4-6", "--no-images"]) == 11
+    out = capsys.readouterr().out
+    assert "12,000 input (10,000 cached) + 500 output tokens, 1 request" in out and "$0.0165" in out
+    env.output(valid_verdict(), usage=ANTHROPIC_CACHE_READ)
+    assert cli.main(["assess", run, "--judge", "anthropic:claude-sonnet-4-6", "--format", "json"]) == 11
+    usage = json.loads(capsys.readouterr().out)["usage"]
+    assert {k: usage[k] for k in ("input_tokens", "cached_input_tokens", "output_tokens")} == {
+        "input_tokens": 12_000, "cached_input_tokens": 10_000, "output_tokens": 500}
+    assert usage["cost_usd"] == pytest.approx(0.0165)
 
 
 # --- through the pipeline and the CLI ---------------------------------------------------------------------------

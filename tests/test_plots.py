@@ -188,3 +188,73 @@ def test_long_curve_is_reduced_for_drawing():
     assert len(curve.draw_values) <= MAX_DRAWN + 4
     assert len(curve.smooth_values) <= 401
     assert curve.smooth_steps[-1] >= 99_000
+
+
+# --- what the dashboard shows an LLM judge
+
+
+def figure_texts(fig: Figure) -> list[str]:
+    texts = [t.get_text() for t in fig.texts]
+    for ax in fig.axes:
+        texts += [ax.get_title(loc="left"), *(t.get_text() for t in ax.texts)]
+        legend = ax.get_legend()
+        if legend is not None:
+            texts += [t.get_text() for t in legend.get_texts()]
+    return [t.strip() for t in texts]
+
+
+def panel_titles(fig: Figure) -> list[str]:
+    return [ax.get_title(loc="left") for ax in fig.axes if ax.get_title(loc="left")]
+
+
+def test_no_placeholder_and_no_all_zero_panels(tmp_path):
+    n = 60
+    history = [{"step": i, "reward": 0.2 + 0.01 * i, "clip_ratio/region_mean": 0.0, "entropy": 0.5 - 0.001 * i,
+                "completions/mean_length": 200.0 + i} for i in range(1, n + 1)]
+    run = load_run(write_state(tmp_path / "run", history))
+    fig = dashboard_figure(run, diagnose(run))
+    titles = panel_titles(fig)
+    assert titles[0].startswith("Reward") and any(t.startswith("Token entropy") for t in titles)
+    assert not any(t.startswith(("Ratio clipping", "KL", "Learning signal")) for t in titles), titles
+    assert not any("not logged" in t for t in figure_texts(fig))
+
+
+def test_a_run_with_nothing_drawable_says_so_once(tmp_path):
+    history = [{"step": i, "reward": 0.0, "kl": 0.0} for i in range(1, 30)]
+    run = load_run(write_state(tmp_path / "run", history))
+    fig = dashboard_figure(run, diagnose(run))
+    assert fig.axes == [] and any("No training curves" in t for t in figure_texts(fig))
+
+
+def test_no_chosen_marker_unless_a_rollback_is_proposed():
+    run = load_run(EXAMPLES / "verl-grpo-gsm8k")
+    diagnostics = diagnose(run)
+    assert diagnostics.best_checkpoint.checkpoint_step == 100
+    plain = figure_texts(dashboard_figure(run, diagnostics))
+    assert not any("chosen" in t or "ckpt" in t or "rollback" in t for t in plain), plain
+    marked = figure_texts(dashboard_figure(run, diagnostics, rollback_step=100))
+    assert "rollback: ckpt 100" in marked and "ckpt 100" in marked
+    assert any("verdict: roll back to ckpt 100" in t for t in marked)
+    elsewhere = figure_texts(dashboard_figure(run, diagnostics, rollback_step=130))
+    assert "rollback: step 130 (no ckpt on disk)" in elsewhere
+
+
+def test_the_report_dashboard_is_marked_only_after_a_rollback_verdict(tmp_path):
+    from assessor.judge import Verdict
+    from assessor.judge.fake import FakeJudge
+    from assessor.pipeline import assess
+
+    def verdict(decision: str, step: int | None) -> Verdict:
+        return Verdict(decision=decision, rollback_step=step, confidence=0.7, headline="h", rationale="r",
+                       evidence=[])
+
+    judge = FakeJudge([verdict("rollback", 100), verdict("continue", None)])
+    judge.wants_images = True  # type: ignore[attr-defined]
+    rolled = assess(EXAMPLES / "verl-grpo-gsm8k", judge, out_dir=tmp_path / "rollback")
+    kept = assess(EXAMPLES / "verl-grpo-gsm8k", judge, out_dir=tmp_path / "continue")
+    assert rolled.verdict.rollback_checkpoint is not None and kept.verdict.decision == "continue"
+    seen = judge.requests[0].plots[0]
+    assert seen.name == "dashboard.png" and seen.parent == tmp_path / "rollback"
+    marked, plain = (tmp_path / "rollback" / "dashboard.png"), (tmp_path / "continue" / "dashboard.png")
+    assert png_size(marked) == png_size(plain) == DASHBOARD_PX
+    assert marked.read_bytes() != plain.read_bytes()

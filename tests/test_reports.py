@@ -75,6 +75,10 @@ def test_labels():
     assert usage_label(None) is None and usage_label(Usage()) is None
     assert usage_label(Usage(input_tokens=12000, output_tokens=800, requests=1, latency_s=4.2, cost_usd=0.05)) == (
         "12,000 input + 800 output tokens, 1 request, 4.2 s, $0.0500")
+    assert usage_label(Usage(input_tokens=12000, cached_input_tokens=10000, output_tokens=800, requests=1,
+                             cost_usd=0.0123)) == "12,000 input (10,000 cached) + 800 output tokens, 1 request, $0.0123"
+    assert usage_label(Usage(input_tokens=900, output_tokens=80, requests=1)).endswith(
+        "cost unknown (no price for this model: set ASSESSOR_PRICES)")
 
 
 def test_rollback_label_names_the_checkpoint_or_its_absence(with_plots):

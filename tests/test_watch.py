@@ -27,7 +27,7 @@ from assessor.integrations.watch import (
     load_state,
     material_digest,
 )
-from assessor.judge import get_judge
+from assessor.judge import JudgeResult, Usage, get_judge
 from assessor.judge.fake import FakeJudge
 from tests.runs import ar1
 
@@ -176,6 +176,38 @@ def test_llm_judge_is_called_only_when_the_diagnostics_change(tmp_path):
     assert len(llm.requests) == watcher.state.llm_calls == sum(called)
     assert watcher.state.llm_calls_saved == len(called) - sum(called)
     assert any("LLM call saved" in r for r in watcher.last.reasons) or called[-1]
+
+
+class PricedJudge(CountingJudge):
+    """A stand-in LLM judge whose every call costs tokens and money, partly from the prompt cache."""
+
+    def judge(self, request):
+        result = super().judge(request)
+        return JudgeResult(verdict=result.verdict, usage=Usage(
+            input_tokens=12_000, cached_input_tokens=10_000, output_tokens=500, requests=1, cost_usd=0.0165))
+
+
+def test_llm_usage_and_cost_are_kept_in_the_state_and_the_summary(tmp_path):
+    live = LiveRun(tmp_path / "run")
+    llm = PricedJudge()
+    watcher = Watcher(config(tmp_path, live.root, llm_judge="stub:llm"), [Recorder()], clock=Clock(),
+                      judge_factory=lambda name: llm if name == "stub:llm" else get_judge(name))
+    for step in (100, 102, 230):
+        live.grow_to(step)
+        outcome = watcher.check()
+        if outcome.llm_called:
+            assert any("($0.0165)" in r for r in outcome.reasons)
+    calls = watcher.state.llm_calls
+    assert calls >= 2 and watcher.state.llm_calls_saved == 3 - calls
+    total = watcher.state.llm_usage
+    assert (total.requests, total.input_tokens, total.cached_input_tokens) == (calls, 12_000 * calls, 10_000 * calls)
+    assert total.cost_usd == pytest.approx(0.0165 * calls)
+    assert watcher.state.llm is not None and watcher.state.llm.usage is not None
+    reloaded = load_state(watcher.state_path, live.root)
+    assert reloaded.llm_usage == total  # kept across restarts
+    line = watcher.summary().line()
+    assert f"{calls} LLM calls (${0.0165 * calls:.4f}, {12_000 * calls:,} input tokens of which " \
+        f"{10_000 * calls:,} cached, {500 * calls:,} output)" in line
 
 
 def test_material_digest_ignores_the_noise_of_a_few_more_steps(tmp_path):

@@ -14,7 +14,9 @@ started by cron with `--once` every 15 minutes, neither re-sends an event nor fo
 
 **LLM calls.** With `llm_judge` set, the cheap `judge` (rules by default) runs at every check and the LLM
 only when the diagnostics changed materially since its last verdict (`material_digest`); in between its
-last verdict is reused and counted in `llm_calls_saved`.
+last verdict is reused and counted in `llm_calls_saved`. What each call cost (tokens in, of them read from the
+prompt cache, tokens out, USD) is kept with its verdict, and the totals in `llm_usage`; the summary line says
+both.
 
 **Robustness.** A run that cannot be read right now (a file mid-rewrite, no metrics yet) gives an outcome
 that says so and no event; the next check tries again. A notifier that fails is logged to stderr and the
@@ -44,7 +46,7 @@ from assessor.ingest import load_run
 from assessor.ingest.cache import IngestCache
 from assessor.integrations.notify import EventKind, Notifier, WatchEvent
 from assessor.judge import Judge, get_judge
-from assessor.judge.models import Decision, Verdict
+from assessor.judge.models import Decision, Usage, Verdict
 from assessor.pipeline import assess_run
 from assessor.run import Checkpoint, Run
 
@@ -81,6 +83,7 @@ class LlmVerdict(_Model):
     digest: str
     parts: dict[str, Any]
     step: int | None
+    usage: Usage | None = Field(None, description="What the call that gave this verdict cost.")
 
 
 class WatchState(_Model):
@@ -99,6 +102,7 @@ class WatchState(_Model):
     checks: int = 0
     llm_calls: int = 0
     llm_calls_saved: int = 0
+    llm_usage: Usage = Field(default_factory=Usage, description="Tokens and cost of every LLM call, added up.")
     notifications: int = 0
     last_check_at: float | None = None
     last_new_step_at: float | None = None
@@ -147,10 +151,17 @@ class WatchSummary:
     ended: str | None
     last: CheckOutcome | None
     state_path: Path
+    llm_usage: Usage | None = None
 
     def line(self) -> str:
-        """`12 checks, 2 LLM calls, 9 saved, 3 notifications; ended: ...`."""
-        text = (f"{self.checks} checks, {self.llm_calls} LLM calls, {self.llm_calls_saved} saved, "
+        """`12 checks, 2 LLM calls ($0.0312, 24,310 input tokens of which 20,480 cached), 9 saved, ...`."""
+        cost = ""
+        usage = self.llm_usage
+        if usage is not None and usage.requests:
+            money = f"${usage.cost_usd:.4f}" if usage.cost_usd is not None else "cost unknown"
+            cost = (f" ({money}, {usage.input_tokens:,} input tokens of which {usage.cached_input_tokens:,} "
+                    f"cached, {usage.output_tokens:,} output)")
+        text = (f"{self.checks} checks, {self.llm_calls} LLM calls{cost}, {self.llm_calls_saved} saved, "
                 f"{self.notifications} notifications (state: {self.state_path})")
         return text + (f"; ended: {self.ended}" if self.ended else "")
 
@@ -324,7 +335,7 @@ class Watcher:
         return WatchSummary(
             checks=state.checks, llm_calls=state.llm_calls, llm_calls_saved=state.llm_calls_saved,
             notifications=state.notifications, ended=self.last.ended if self.last else None, last=self.last,
-            state_path=self.state_path,
+            state_path=self.state_path, llm_usage=state.llm_usage,
         )
 
     def _assess(self, run: Run, reasons: list[str]) -> tuple[Assessment, bool]:
@@ -349,9 +360,11 @@ class Watcher:
             reasons.append(f"LLM judge failed ({error}); used the {cheap.judge} verdict, will ask again next check")
             return cheap, False
         self.state.llm_calls += 1
+        self.state.llm_usage = self.state.llm_usage.plus(smart.usage)
         self.state.llm = LlmVerdict(judge=smart.judge, verdict=smart.verdict, digest=digest, parts=parts,
-                                    step=run.last_step)
-        reasons.append(f"called {smart.judge}: {why}")
+                                    step=run.last_step, usage=smart.usage)
+        cost = smart.usage.cost_usd if smart.usage is not None else None
+        reasons.append(f"called {smart.judge}" + (f" (${cost:.4f})" if cost is not None else "") + f": {why}")
         return smart, True
 
     def _ended(self, run: Run, now: float) -> str | None:

@@ -1,4 +1,6 @@
-"""Judges, looked up by name: `rules` (offline), `anthropic[:MODEL]`, `openai[:MODEL]`, `fake`.
+"""Judges, looked up by name: `rules` (offline), `anthropic[:MODEL]`, `openai[:MODEL]`, `fake`, `verdicts:DIR`.
+
+`verdicts:DIR` reads answers already written as `DIR/<case or run name>/verdict.json` (see `judge.verdicts`).
 
 `auto` uses Anthropic when `ANTHROPIC_API_KEY` is set, else OpenAI when `OPENAI_API_KEY` is set, else the
 rules judge. Provider modules are imported only when named, so their SDKs stay optional.
@@ -20,6 +22,7 @@ JUDGES: dict[str, str] = {
     "fake": "assessor.judge.fake",
     "anthropic": "assessor.judge.anthropic",
     "openai": "assessor.judge.openai",
+    "verdicts": "assessor.judge.verdicts",
 }
 KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 
@@ -41,7 +44,7 @@ def resolve_judge_name(spec: str, env: Mapping[str, str] | None = None) -> str:
 
 
 def get_judge(spec: str = "auto", env: Mapping[str, str] | None = None, **options: object) -> Judge:
-    """The judge named by `spec` (`rules`, `fake`, `anthropic[:MODEL]`, `openai[:MODEL]` or `auto`).
+    """The judge named by `spec` (`rules`, `fake`, `anthropic[:MODEL]`, `openai[:MODEL]`, `verdicts:DIR`, `auto`).
 
     `options` go to the provider's `make` (e.g. `images=False` for LLM judges); judges ignore what they
     do not use.

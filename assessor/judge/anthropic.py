@@ -1,8 +1,17 @@
 """The Anthropic judge (`--judge anthropic[:MODEL]`): the Messages API through the official `anthropic` SDK.
 
 The verdict comes back as the input of one tool, `report_verdict`, whose input schema is the verdict's JSON schema;
-`tool_choice` forces the model to call it. The dashboard goes first in the user turn as a base64 PNG when images are
-on. `ANTHROPIC_BASE_URL` (a proxy or gateway) is read by the SDK itself; the `base_url` option overrides it.
+`tool_choice` forces the model to call it. `request_params` builds the request, for the real call and for
+`assessor prompt` alike:
+
+* the static prefix is cached: the tool (with the schema) comes first in Anthropic's cache order, then the system
+  message as one text block per part (instructions with the guide, then the algorithm cards), each marked
+  `cache_control: ephemeral`, so a second check within five minutes reads ~all of it from the cache at 0.1x the
+  input price;
+* the run's data come last, in the user turn: the dashboard as a base64 PNG when images are on, then the evidence
+  sheet with the fenced data block (and, on a re-ask, the validation feedback after it).
+
+`ANTHROPIC_BASE_URL` (a proxy or gateway) is read by the SDK itself; the `base_url` option overrides it.
 """
 
 from __future__ import annotations
@@ -62,25 +71,10 @@ class AnthropicJudge(LLMJudge["anthropic_sdk.Anthropic"]):
         return client
 
     def _call(self, prompt: prompts.Prompt, schema: dict[str, object], feedback: str | None) -> CallOutput:
-        content: list[Any] = []
-        if self.wants_images:
-            for path in prompt.images:
-                image = image_data(path)
-                if image is not None:
-                    media_type, data = image
-                    content.append({"type": "image", "source": {"type": "base64", "media_type": media_type,
-                                                                 "data": data}})
-        text: TextBlockParam = {"type": "text", "text": prompt.user}
-        content.append(text)
-        if feedback:
-            content.append({"type": "text", "text": feedback})
-        messages: list[MessageParam] = [{"role": "user", "content": content}]
-        tool: ToolParam = {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "input_schema": schema}
         max_tokens = self.options.max_tokens or DEFAULT_MAX_TOKENS
-        message: Message = self._client.messages.create(
-            model=self.model, max_tokens=max_tokens, system=prompt.system, messages=messages, tools=[tool],
-            tool_choice={"type": "tool", "name": TOOL_NAME, "disable_parallel_tool_use": True},
-        )
+        params = request_params(self.model, prompt, schema, images=self.wants_images, max_tokens=max_tokens,
+                                feedback=feedback)
+        message: Message = self._client.messages.create(**params)
         usage = _usage(message)
         if message.stop_reason == "max_tokens":
             raise OutputError(f"the reply was cut off at max_tokens={max_tokens} before the verdict was complete; "
@@ -95,12 +89,46 @@ class AnthropicJudge(LLMJudge["anthropic_sdk.Anthropic"]):
                           + (f" (it said: {one_line(said, 120)})" if said else ""), usage)
 
 
+def request_params(
+    model: str, prompt: prompts.Prompt, schema: dict[str, object], *, images: bool = True,
+    max_tokens: int = DEFAULT_MAX_TOKENS, feedback: str | None = None,
+) -> dict[str, Any]:
+    """The keyword arguments of `messages.create` for one verdict request (see the module docstring).
+
+    Args:
+        model: the model name.
+        prompt: the rendered prompt; its system parts become cached system blocks.
+        schema: the verdict's JSON schema (the tool's input schema).
+        images: attach the prompt's figures.
+        max_tokens: the reply's token limit.
+        feedback: on a re-ask, what was wrong with the previous output; sent after the user text.
+    """
+    system: list[TextBlockParam] = [{"type": "text", "text": part, "cache_control": {"type": "ephemeral"}}
+                                    for part in prompt.system_parts]
+    content: list[Any] = []
+    for path in prompt.images if images else []:
+        image = image_data(path)
+        if image is not None:
+            media_type, data = image
+            content.append({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})
+    content.append({"type": "text", "text": prompt.user})
+    if feedback:
+        content.append({"type": "text", "text": feedback})
+    messages: list[MessageParam] = [{"role": "user", "content": content}]
+    tool: ToolParam = {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "input_schema": schema}
+    return {
+        "model": model, "max_tokens": max_tokens, "system": system, "messages": messages, "tools": [tool],
+        "tool_choice": {"type": "tool", "name": TOOL_NAME, "disable_parallel_tool_use": True},
+    }
+
+
 def _usage(message: Message) -> Usage:
+    """Anthropic's usage: `input_tokens` counts only the uncached input after the last cache breakpoint."""
     used = message.usage
-    # Prompt-cache tokens are billed input too (getattr: older SDKs lack the fields).
-    cached = (getattr(used, "cache_creation_input_tokens", None) or 0) + (
-        getattr(used, "cache_read_input_tokens", None) or 0)
-    return Usage(input_tokens=used.input_tokens + cached, output_tokens=used.output_tokens, requests=1)
+    read = getattr(used, "cache_read_input_tokens", None) or 0  # getattr: older SDKs lack the fields
+    written = getattr(used, "cache_creation_input_tokens", None) or 0
+    return Usage(input_tokens=used.input_tokens + read + written, cached_input_tokens=read,
+                 cache_write_tokens=written, output_tokens=used.output_tokens, requests=1)
 
 
 def make(model: str | None = None, **options: object) -> AnthropicJudge:

@@ -19,7 +19,8 @@ class JudgeRequest:
         run: the run as read (facts, checkpoints on disk).
         diagnostics: the numeric stage's reading.
         plots: rendered figures (the dashboard first); LLM judges may send them as images.
-        samples: completion samples or other text from the run: untrusted data, never instructions.
+        samples: other free text from the run (completion samples themselves come with `run.samples`, from which
+            the prompt picks a few at the start, the best point and now): untrusted data, never instructions.
     """
 
     run: Run

@@ -5,6 +5,7 @@ provider's official SDK and returns the model's raw structured output (a JSON st
 with the tokens it cost. Everything else lives here:
 
 * the prompt comes from `prompts.build_prompt`; the output is checked with `Verdict.model_validate`;
+* each request's usage (input, cached input, cache writes, output) is priced with `assessor.judge.prices`;
 * an invalid output is asked for once more, with the validation errors appended as feedback; a second invalid
   output raises `JudgeError` with one line naming the judge and the first problem;
 * SDK exceptions (timeouts, refused connections, 401/403/404/429, other statuses) become one-line `JudgeError`s;
@@ -30,7 +31,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from pydantic import ValidationError
 
 from assessor.errors import ConfigError, JudgeError
-from assessor.judge import prompts
+from assessor.judge import prices, prompts
 from assessor.judge.base import JudgeRequest, JudgeResult
 from assessor.judge.models import Usage, Verdict
 
@@ -151,6 +152,7 @@ class JudgeOptions:
         images: send the rendered plots (the dashboard) as images.
         max_tokens: the reply's token limit.
         base_url: the API's address; None lets the SDK read its own variable (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`).
+        price: the model's price (`assessor.judge.prices`, `ASSESSOR_PRICES` applied); None when unknown.
     """
 
     timeout: float = DEFAULT_TIMEOUT_S
@@ -158,13 +160,14 @@ class JudgeOptions:
     images: bool = True
     max_tokens: int | None = None
     base_url: str | None = None
+    price: prices.Price | None = None
 
     @classmethod
     def parse(cls, options: Mapping[str, object], judge: str) -> JudgeOptions:
         """Read the shared options from `options` (others are left to the provider, or ignored).
 
         Raises:
-            ConfigError: an option of the wrong type or out of range.
+            ConfigError: an option of the wrong type or out of range, or a bad `ASSESSOR_PRICES` file.
         """
         timeout = _number(options.get("timeout"), "timeout", judge, DEFAULT_TIMEOUT_S)
         if timeout <= 0:
@@ -180,8 +183,10 @@ class JudgeOptions:
         if base_url is not None and not isinstance(base_url, str):
             raise ConfigError(f"{judge}: base_url must be a URL string")
         images = options.get("images", True)
+        env = options.get("env")
+        price = prices.price_for(judge, env if isinstance(env, Mapping) else None)
         return cls(timeout=timeout, max_retries=int(retries), images=bool(images), max_tokens=max_tokens,
-                   base_url=base_url or None)
+                   base_url=base_url or None, price=price)
 
 
 def _number(value: object, option: str, judge: str, default: float) -> float:
@@ -376,10 +381,10 @@ class LLMJudge(ABC, Generic[ClientT]):
             try:
                 output = self._send(prompt, schema, feedback)
             except OutputError as error:
-                usage = _add(usage, error.usage, time.monotonic() - started)
+                usage = _add(usage, prices.priced(error.usage, self.options.price), time.monotonic() - started)
                 problems = [error.problem]
             else:
-                usage = _add(usage, output.usage, time.monotonic() - started)
+                usage = _add(usage, prices.priced(output.usage, self.options.price), time.monotonic() - started)
                 verdict, problems = _validate(output.raw)
                 if verdict is not None:
                     self.total_usage = _add(self.total_usage, usage, 0.0)
@@ -447,6 +452,8 @@ def _api_message(error: BaseException) -> str:
 def _add(total: Usage, more: Usage, latency_s: float) -> Usage:
     return Usage(
         input_tokens=total.input_tokens + more.input_tokens,
+        cached_input_tokens=total.cached_input_tokens + more.cached_input_tokens,
+        cache_write_tokens=total.cache_write_tokens + more.cache_write_tokens,
         output_tokens=total.output_tokens + more.output_tokens,
         requests=total.requests + more.requests,
         latency_s=total.latency_s + more.latency_s + latency_s,

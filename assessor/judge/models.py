@@ -53,10 +53,30 @@ class Verdict(_Model):
 
 
 class Usage(_Model):
-    """What one judgement cost (LLM judges)."""
+    """What one judgement cost (LLM judges).
+
+    `input_tokens` counts every input token, those read from the provider's prompt cache (`cached_input_tokens`,
+    billed at the cached rate) and those written to it (`cache_write_tokens`, Anthropic only, billed at 1.25x)
+    included. `cost_usd` is None when the model's price is unknown (see `assessor.judge.prices`).
+    """
 
     input_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
     output_tokens: int = 0
     requests: int = 0
     latency_s: float = 0.0
     cost_usd: float | None = None
+
+    def plus(self, other: Usage | None) -> Usage:
+        """The two usages added up (the cost is None only when neither has one)."""
+        if other is None:
+            return self
+        costs = [c for c in (self.cost_usd, other.cost_usd) if c is not None]
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            output_tokens=self.output_tokens + other.output_tokens, requests=self.requests + other.requests,
+            latency_s=self.latency_s + other.latency_s, cost_usd=sum(costs) if costs else None,
+        )

@@ -2,7 +2,10 @@
 
 The verdict comes back as JSON constrained by the verdict's JSON schema (`response_format` in Chat Completions,
 `text.format` in Responses; `strict` is off because the verdict has optional fields, which strict mode does not
-allow). Plots go as `data:` URLs before the text when images are on.
+allow). `chat_params` and `responses_params` build the requests, for the real call and for `assessor prompt` alike:
+the static system message first (OpenAI caches the longest repeated prefix of a request by itself, at its listed
+cached-input rate, reported as `cached_tokens`), then the user turn with the dashboard as a `data:` URL when images are
+on and the evidence sheet with the fenced run data.
 
 Chat Completions is the default because OpenAI-compatible servers (vLLM, llama.cpp, Ollama, gateways) speak it;
 point `OPENAI_BASE_URL` at one (the SDK reads it). Choose the Responses API with the option `api="responses"` or
@@ -72,40 +75,19 @@ class OpenAIJudge(LLMJudge["openai_sdk.OpenAI"]):
     def __repr__(self) -> str:
         return super().__repr__()[:-1] + f", api={self.api!r})"
 
-    def _images(self, prompt: prompts.Prompt) -> list[str]:
-        urls = []
-        if self.wants_images:
-            for path in prompt.images:
-                image = image_data(path)
-                if image is not None:
-                    urls.append(f"data:{image[0]};base64,{image[1]}")
-        return urls
-
     def _call(self, prompt: prompts.Prompt, schema: dict[str, object], feedback: str | None) -> CallOutput:
         if self.api == "responses":
             return self._call_responses(prompt, schema, feedback)
         return self._call_chat(prompt, schema, feedback)
 
     def _call_chat(self, prompt: prompts.Prompt, schema: dict[str, object], feedback: str | None) -> CallOutput:
-        content: list[Any] = [{"type": "image_url", "image_url": {"url": url}} for url in self._images(prompt)]
-        content.append({"type": "text", "text": prompt.user})
-        if feedback:
-            content.append({"type": "text", "text": feedback})
-        messages: list[ChatCompletionMessageParam] = [
-            {"role": "system", "content": prompt.system},
-            {"role": "user", "content": content},
-        ]
-        extra: dict[str, Any] = {}
-        if self.options.max_tokens is not None:
-            extra["max_completion_tokens"] = self.options.max_tokens
-        completion: ChatCompletion = self._client.chat.completions.create(
-            model=self.model, messages=messages,
-            response_format={"type": "json_schema",
-                             "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": False}},
-            **extra,
-        )
+        params = chat_params(self.model, prompt, schema, images=self.wants_images,
+                             max_tokens=self.options.max_tokens, feedback=feedback)
+        completion: ChatCompletion = self._client.chat.completions.create(**params)
         used = completion.usage
+        details = used.prompt_tokens_details if used else None
         usage = Usage(input_tokens=used.prompt_tokens if used else 0,
+                      cached_input_tokens=(details.cached_tokens or 0) if details else 0,
                       output_tokens=used.completion_tokens if used else 0, requests=1)
         if not completion.choices:
             raise OutputError("the reply had no choices", usage)
@@ -118,21 +100,13 @@ class OpenAIJudge(LLMJudge["openai_sdk.OpenAI"]):
         return CallOutput(raw=choice.message.content or "", usage=usage)
 
     def _call_responses(self, prompt: prompts.Prompt, schema: dict[str, object], feedback: str | None) -> CallOutput:
-        content: list[Any] = [{"type": "input_image", "image_url": url, "detail": "auto"}
-                              for url in self._images(prompt)]
-        content.append({"type": "input_text", "text": prompt.user})
-        if feedback:
-            content.append({"type": "input_text", "text": feedback})
-        extra: dict[str, Any] = {}
-        if self.options.max_tokens is not None:
-            extra["max_output_tokens"] = self.options.max_tokens
-        response: Response = self._client.responses.create(
-            model=self.model, instructions=prompt.system, input=[{"role": "user", "content": content}],
-            text={"format": {"type": "json_schema", "name": SCHEMA_NAME, "schema": schema, "strict": False}},
-            store=False, **extra,
-        )
+        params = responses_params(self.model, prompt, schema, images=self.wants_images,
+                                  max_tokens=self.options.max_tokens, feedback=feedback)
+        response: Response = self._client.responses.create(**params)
         used = response.usage
+        details = used.input_tokens_details if used else None
         usage = Usage(input_tokens=used.input_tokens if used else 0,
+                      cached_input_tokens=(details.cached_tokens or 0) if details else 0,
                       output_tokens=used.output_tokens if used else 0, requests=1)
         if response.status == "incomplete":
             reason = response.incomplete_details.reason if response.incomplete_details else None
@@ -144,6 +118,58 @@ class OpenAIJudge(LLMJudge["openai_sdk.OpenAI"]):
         if not text and refusals:
             raise OutputError(f"the model declined to give a verdict: {refusals[0]}", usage)
         return CallOutput(raw=text, usage=usage)
+
+
+def _image_urls(prompt: prompts.Prompt, images: bool) -> list[str]:
+    urls = []
+    for path in prompt.images if images else []:
+        image = image_data(path)
+        if image is not None:
+            urls.append(f"data:{image[0]};base64,{image[1]}")
+    return urls
+
+
+def chat_params(
+    model: str, prompt: prompts.Prompt, schema: dict[str, object], *, images: bool = True,
+    max_tokens: int | None = None, feedback: str | None = None,
+) -> dict[str, Any]:
+    """The keyword arguments of `chat.completions.create` for one verdict request (see the module docstring)."""
+    content: list[Any] = [{"type": "image_url", "image_url": {"url": url}} for url in _image_urls(prompt, images)]
+    content.append({"type": "text", "text": prompt.user})
+    if feedback:
+        content.append({"type": "text", "text": feedback})
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "system", "content": prompt.system},
+        {"role": "user", "content": content},
+    ]
+    params: dict[str, Any] = {
+        "model": model, "messages": messages,
+        "response_format": {"type": "json_schema", "json_schema": {"name": SCHEMA_NAME, "schema": schema,
+                                                                    "strict": False}},
+    }
+    if max_tokens is not None:
+        params["max_completion_tokens"] = max_tokens
+    return params
+
+
+def responses_params(
+    model: str, prompt: prompts.Prompt, schema: dict[str, object], *, images: bool = True,
+    max_tokens: int | None = None, feedback: str | None = None,
+) -> dict[str, Any]:
+    """The keyword arguments of `responses.create` for one verdict request (see the module docstring)."""
+    content: list[Any] = [{"type": "input_image", "image_url": url, "detail": "auto"}
+                          for url in _image_urls(prompt, images)]
+    content.append({"type": "input_text", "text": prompt.user})
+    if feedback:
+        content.append({"type": "input_text", "text": feedback})
+    params: dict[str, Any] = {
+        "model": model, "instructions": prompt.system, "input": [{"role": "user", "content": content}],
+        "text": {"format": {"type": "json_schema", "name": SCHEMA_NAME, "schema": schema, "strict": False}},
+        "store": False,
+    }
+    if max_tokens is not None:
+        params["max_output_tokens"] = max_tokens
+    return params
 
 
 def _api(options: Mapping[str, object]) -> Api:

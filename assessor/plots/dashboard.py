@@ -1,10 +1,13 @@
 """The practitioner's training dashboard: every headline signal over the optimizer step.
 
 `dashboard_figure` lays the GRPO dashboard out as a practitioner does: reward / reward spread / KL on top,
-length / clipping / entropy below, reward components / loss / gradient norm at the bottom; the chosen
-checkpoint as a green line on every panel, so "where would I roll back to" reads at a glance. DPO runs get
-the implicit-reward margin and preference accuracy on top instead. Panels for metrics the run does not log
-are left out, or replaced by a placeholder saying what is missing; the diagnosis records may be empty.
+length / clipping / entropy below, reward components / loss / gradient norm at the bottom. DPO runs get the
+implicit-reward margin and preference accuracy on top instead. Panels for metrics the run does not log, or logs
+as zeros only, are left out (the evidence sheet says what is missing); the diagnosis records may be empty.
+
+The figure marks no "chosen" point by itself: an LLM judge reads it before any decision, and a marked step pulls
+towards rolling back to it. Only when a verdict proposes a rollback is the target drawn (`rollback_step`), as a
+green line on every panel.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from assessor.plots._common import (
     robust_ylim,
     step_axis,
 )
-from assessor.plots.style import COLORS, Curve, fmt_num, placeholder, plot_curve
+from assessor.plots.style import COLORS, Curve, fmt_num, plot_curve
 from assessor.run import Run
 
 __all__ = ["dashboard_figure"]
@@ -36,6 +39,11 @@ __all__ = ["dashboard_figure"]
 MAX_COMPONENTS = 6
 
 Panel = Callable[[Axes, FigureData], None]
+
+
+def _shows(data: FigureData, metric: str) -> bool:
+    """Whether the run logs `metric` with at least one non-zero value (an all-zero curve says nothing drawn)."""
+    return data.has(metric) and bool(np.any(data.curve(metric).values != 0))
 
 
 def _reward_panel(ax: Axes, data: FigureData) -> None:
@@ -143,13 +151,13 @@ def _spread_panel(ax: Axes, data: FigureData) -> None:
     """The learning signal: reward std across completions, and the share of groups with no spread."""
     ax.set_title("Learning signal", loc="left")
     twin: Axes | None = None
-    if data.has("reward_std"):
+    if _shows(data, "reward_std"):
         plot_curve(ax, data.curve("reward_std"), COLORS["spread"], label="reward std")
         ax.set_ylabel("reward std", color=COLORS["spread"])
         annotate_signal(ax, data, "reward_std")
-    if data.has("reward_zero_std_frac"):
+    if _shows(data, "reward_zero_std_frac"):
         target = ax
-        if data.has("reward_std"):
+        if _shows(data, "reward_std"):
             twin = ax.twinx()
             twin.spines["right"].set_visible(True)
             twin.grid(False)
@@ -174,10 +182,10 @@ def _kl_panel(ax: Axes, data: FigureData) -> None:
 def _pref_margin_panel(ax: Axes, data: FigureData) -> None:
     """DPO's stand-in for reward: implicit rewards of chosen and rejected, and their margin."""
     ax.set_title("Implicit reward (DPO): margin = chosen − rejected", loc="left")
-    if data.has("pref_reward_chosen"):
+    if _shows(data, "pref_reward_chosen"):
         plot_curve(ax, data.curve("pref_reward_chosen"), COLORS["entropy"], label="chosen", raw=False,
                    linewidth=1.3)
-    if data.has("pref_reward_rejected"):
+    if _shows(data, "pref_reward_rejected"):
         plot_curve(ax, data.curve("pref_reward_rejected"), COLORS["cap"], label="rejected", raw=False,
                    linewidth=1.3)
     margin = data.curve("pref_margin")
@@ -219,7 +227,7 @@ def _length_panel(ax: Axes, data: FigureData) -> None:
     annotate_signal(ax, data, "response_length_mean")
     ax.set_ylabel("tokens")
     twin: Axes | None = None
-    if data.has("response_length_clip_ratio"):
+    if _shows(data, "response_length_clip_ratio"):
         twin = ax.twinx()
         twin.grid(False)
         twin.spines["right"].set_visible(True)
@@ -236,7 +244,7 @@ def _clip_panel(ax: Axes, data: FigureData) -> None:
     ax.set_title("Ratio clipping", loc="left")
     for metric, key, label in (("clip_ratio_low", "clip_low", "low"), ("clip_ratio_high", "clip_high", "high"),
                                ("clip_ratio_region", "clip_region", "region (total)")):
-        if data.has(metric):
+        if _shows(data, metric):
             plot_curve(ax, data.curve(metric), COLORS[key], label=label, linewidth=1.8)
     annotate_signal(ax, data, "clip_ratio_region")
     ax.set_ylabel("fraction of tokens clipped")
@@ -273,12 +281,13 @@ def _components_panel(ax: Axes, data: FigureData) -> None:
 
 
 def _component_metrics(data: FigureData) -> list[str]:
-    names = sorted(n for n in data.names() if n.startswith("reward_component/") and n.endswith("_mean"))
+    names = sorted(n for n in data.names() if n.startswith("reward_component/") and n.endswith("_mean")
+                   and _shows(data, n))
     return names[:MAX_COMPONENTS]
 
 
 def _loss_panel(ax: Axes, data: FigureData) -> None:
-    metric = "pg_loss" if data.has("pg_loss") else "loss"
+    metric = "pg_loss" if _shows(data, "pg_loss") else "loss"
     preference = data.run.facts.algorithm == "dpo"
     title = "Loss" if preference else ("Policy loss" if metric == "pg_loss" else "Loss")
     ax.set_title(title + ("" if preference else "  (numerical issues only, not progress)"), loc="left")
@@ -309,76 +318,51 @@ _grad_panel = _magnitude_panel("grad_norm", "Gradient norm", "grad", "grad norm"
 _value_loss_panel = _magnitude_panel("value_loss", "Critic value loss", "value_loss", "value loss", "value loss")
 
 
-def _kl_absent_text(data: FigureData) -> str:
-    reason = data.diag.kl_reward.kl_absent_reason
-    if reason:
-        return "KL not logged\n" + _wrap(reason, 42)
-    beta = data.run.facts.beta
-    if beta == 0:
-        return "KL not logged (beta = 0:\nno KL term, TRL's default)"
-    if data.run.facts.algorithm == "dpo":
-        return "KL not logged\n(DPO logs no KL to the reference)"
-    return "KL not logged"
-
-
-def _wrap(text: str, width: int) -> str:
-    words, lines, line = text.split(), [], ""
-    for word in words:
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}".strip()
-    if line:
-        lines.append(line)
-    return "\n".join(lines[:4])
-
-
-def _primary_row(data: FigureData) -> list[tuple[int, Panel | str, str]]:
-    """(columns out of 12, panel or placeholder text, title) for the top row."""
-    if not data.has("reward_mean") and data.has("pref_margin"):
-        first: tuple[int, Panel | str, str] = (6, _pref_margin_panel, "Implicit reward (DPO)")
-        second: tuple[int, Panel | str, str] = (
-            (3, _pref_accuracy_panel, "Preference accuracy") if data.has("pref_accuracy")
-            else (3, "Preference accuracy not logged", "Preference accuracy"))
+def _primary_row(data: FigureData) -> list[tuple[int, Panel]]:
+    """(relative width, panel) for the top row: reward (or DPO's margin), the learning signal, KL."""
+    row: list[tuple[int, Panel]] = []
+    if not _shows(data, "reward_mean") and _shows(data, "pref_margin"):
+        row.append((6, _pref_margin_panel))
+        if _shows(data, "pref_accuracy"):
+            row.append((3, _pref_accuracy_panel))
     else:
-        first = (6, _reward_panel, "Reward") if data.has("reward_mean") else (6, "Reward not logged", "Reward")
-        second = ((3, _spread_panel, "Learning signal") if data.has("reward_std") or data.has("reward_zero_std_frac")
-                  else (2, "Reward std not logged:\nthe learning signal\ncannot be read", "Learning signal"))
-        if isinstance(second[1], str):  # a placeholder needs less room than a curve
-            first = (7, first[1], first[2])
-    third: tuple[int, Panel | str, str] = (
-        (3, _kl_panel, "KL") if data.has("kl") else (3, _kl_absent_text(data), "KL to reference"))
-    return [first, second, third]
+        if _shows(data, "reward_mean"):
+            row.append((6, _reward_panel))
+        if _shows(data, "reward_std") or _shows(data, "reward_zero_std_frac"):
+            row.append((3, _spread_panel))
+    if _shows(data, "kl"):
+        row.append((3, _kl_panel))
+    return row
 
 
-def _rows(data: FigureData) -> list[list[tuple[int, Panel | str, str]]]:
+def _rows(data: FigureData) -> list[list[tuple[int, Panel]]]:
     secondary: list[Panel] = []
-    if data.has("response_length_mean"):
+    if _shows(data, "response_length_mean"):
         secondary.append(_length_panel)
-    if any(data.has(m) for m in ("clip_ratio_low", "clip_ratio_high", "clip_ratio_region")):
+    if any(_shows(data, m) for m in ("clip_ratio_low", "clip_ratio_high", "clip_ratio_region")):
         secondary.append(_clip_panel)
-    if data.has("entropy"):
+    if _shows(data, "entropy"):
         secondary.append(_entropy_panel)
     tertiary: list[Panel] = []
     if len(_component_metrics(data)) >= 2:  # a single component is the reward itself
         tertiary.append(_components_panel)
-    if data.has("pg_loss") or data.has("loss"):
+    if _shows(data, "pg_loss") or _shows(data, "loss"):
         tertiary.append(_loss_panel)
-    if data.has("grad_norm"):
+    if _shows(data, "grad_norm"):
         tertiary.append(_grad_panel)
-    if data.has("value_loss"):
+    if _shows(data, "value_loss"):
         tertiary.append(_value_loss_panel)
-    rows = [_primary_row(data)]
+    primary = _primary_row(data)
+    rows = [primary] if primary else []
     # few panels below the top: one row of them reads better than two half-empty rows
     groups = [secondary + tertiary] if len(secondary) + len(tertiary) <= 3 else [secondary, tertiary]
     for panels in groups:
         if panels:
-            rows.append([(12 // len(panels), p, "") for p in panels])
+            rows.append([(1, p) for p in panels])
     return rows
 
 
-def _header(data: FigureData) -> tuple[str, str]:
+def _header(data: FigureData, rollback: str | None) -> tuple[str, str]:
     head = data.diag.run
     run, facts = data.run, data.run.facts
     parts = [p for p in (head.framework or facts.framework, (head.algorithm or facts.algorithm or "").upper()) if p]
@@ -395,56 +379,62 @@ def _header(data: FigureData) -> tuple[str, str]:
         details.append(f"β = {facts.beta:g}")
     if facts.num_generations:
         details.append(f"G = {facts.num_generations}")
-    best = data.diag.best_checkpoint
-    if best.checkpoint_step is not None or best.best_step is not None:
-        where = f"checkpoint {best.checkpoint_step}" if best.checkpoint_step is not None else f"step {best.best_step}"
-        details.append(f"chosen: {where} (by {best.basis})")
+    if rollback:
+        details.append(f"verdict: roll back to {rollback}")
     return f"{head.name or run.name}  ·  " + "  ·  ".join(parts), "   ·   ".join(details)
 
 
-def dashboard_figure(run: Run, diagnostics: Diagnostics) -> Figure:
+def _rollback_label(run: Run, step: int) -> str:
+    on_disk = {c.step for c in run.checkpoints}
+    return f"ckpt {step}" if step in on_disk else f"step {step} (no ckpt on disk)"
+
+
+def dashboard_figure(run: Run, diagnostics: Diagnostics, rollback_step: int | None = None) -> Figure:
     """The training dashboard: primary, secondary and tertiary rows of panels over the optimizer step.
 
     Args:
         run: The run the curves come from.
-        diagnostics: Its diagnosis (change points, peaks, chosen checkpoint, eval peak); empty records are fine.
+        diagnostics: Its diagnosis (change points, peaks, eval peak); empty records are fine.
+        rollback_step: The step a verdict proposes to roll back to, drawn on every panel; None draws no target
+            (the figure an LLM judge reads, and any verdict but a rollback).
 
     Returns:
         A `Figure` of `style.DASHBOARD_PX` pixels at `style.DPI`, not attached to pyplot.
     """
     data = FigureData(run, diagnostics)
+    rollback = _rollback_label(run, rollback_step) if rollback_step is not None else None
     with rc():
         fig = style.new_figure(style.DASHBOARD_PX, top=0.91)
         rows = _rows(data)
-        grid = fig.add_gridspec(len(rows), 1, height_ratios=[1.3] + [1.0] * (len(rows) - 1))
-        shared: Axes | None = None
         drawn: list[tuple[Axes, Panel]] = []
-        for r, row in enumerate(rows):
-            cells = grid[r].subgridspec(1, len(row), width_ratios=[width for width, _, _ in row])
-            for c, (_, panel, title) in enumerate(row):
-                spec = cells[0, c]
-                if isinstance(panel, str):  # not shared: its hidden ticks would hide every panel's ticks
-                    placeholder(fig.add_subplot(spec), title, panel)
-                    continue
-                ax = fig.add_subplot(spec, sharex=shared)
-                shared = shared or ax
-                panel(ax, data)
-                step_axis(ax)
-                if r == len(rows) - 1:
-                    ax.set_xlabel("optimizer step")
-                drawn.append((ax, panel))
-        if shared is not None:
-            _shared_xlim(shared, data)
-        best_step, best_label = data.best_step()
-        for ax, panel in drawn:  # after the x range is final, so labels can keep inside the panel
-            long_label = None
-            if panel in (_reward_panel, _pref_margin_panel) and best_step is not None:
-                long_label = f"chosen: {best_label} (by {diagnostics.best_checkpoint.basis})"
-            mark_best(ax, best_step, best_label, long_label, low=long_label is not None)
-        title, subtitle = _header(data)
+        if not rows:
+            fig.text(0.5, 0.5, "No training curves with non-zero values were logged", ha="center", va="center",
+                     fontsize=13, color="#777777")
+        else:
+            grid = fig.add_gridspec(len(rows), 1, height_ratios=[1.3] + [1.0] * (len(rows) - 1))
+            shared: Axes | None = None
+            for r, row in enumerate(rows):
+                cells = grid[r].subgridspec(1, len(row), width_ratios=[width for width, _ in row])
+                for c, (_, panel) in enumerate(row):
+                    ax = fig.add_subplot(cells[0, c], sharex=shared)
+                    shared = shared or ax
+                    panel(ax, data)
+                    step_axis(ax)
+                    if r == len(rows) - 1:
+                        ax.set_xlabel("optimizer step")
+                    drawn.append((ax, panel))
+            if shared is not None:
+                _shared_xlim(shared, data)
+        if rollback_step is not None and rollback is not None:
+            for ax, panel in drawn:  # after the x range is final, so labels can keep inside the panel
+                long_label = f"rollback: {rollback}" if panel in (_reward_panel, _pref_margin_panel) else None
+                mark_best(ax, rollback_step, rollback, long_label, low=long_label is not None)
+        title, subtitle = _header(data, rollback)
         fig.text(0.012, 0.972, title, fontsize=15, fontweight="bold", ha="left", va="center")
         fig.text(0.012, 0.938, subtitle, fontsize=10, color="#555555", ha="left", va="center")
-        key = "faint: raw points · bold: smoothed · ▼ change point · red ×: spike · green dashed: chosen checkpoint"
+        key = "faint: raw points · bold: smoothed · ▼ change point · red ×: spike"
+        if rollback is not None:
+            key += " · green dashed: rollback target"
         if len(run.nonfinite):
             key += " · red |: NaN/inf"
         fig.text(0.99, 0.938, key, fontsize=8.5, color="#777777", ha="right", va="center")

@@ -126,12 +126,15 @@ def usage_label(usage: Usage | None) -> str | None:
     """Tokens, requests, time and cost of an LLM judgement; None when nothing was spent."""
     if usage is None or (usage.requests == 0 and usage.input_tokens == 0 and usage.output_tokens == 0):
         return None
-    parts = [f"{usage.input_tokens:,} input + {usage.output_tokens:,} output tokens",
+    cached = f" ({usage.cached_input_tokens:,} cached)" if usage.cached_input_tokens else ""
+    parts = [f"{usage.input_tokens:,} input{cached} + {usage.output_tokens:,} output tokens",
              f"{usage.requests} request{'s' if usage.requests != 1 else ''}"]
     if usage.latency_s:
         parts.append(f"{usage.latency_s:.1f} s")
     if usage.cost_usd is not None:
         parts.append(f"${usage.cost_usd:.4f}")
+    elif usage.requests:
+        parts.append("cost unknown (no price for this model: set ASSESSOR_PRICES)")
     return ", ".join(parts)
 
 

@@ -98,7 +98,7 @@ class _Point:
             self._scratch.cleanup()
 
     def judge(self, judge: EvalJudge, case: str) -> _Judged:
-        from assessor.pipeline import resolve_rollback, sample_text
+        from assessor.pipeline import resolve_rollback
 
         if self.diagnostics is None:
             return _Judged(None, fields={"error": self.failure})
@@ -108,8 +108,8 @@ class _Point:
         started = time.monotonic()
         try:
             plots = self.plots() if getattr(judge.judge, "wants_images", False) else []
-            result = judge.judge.judge(JudgeRequest(run=self.run, diagnostics=self.diagnostics, plots=plots,
-                                                    samples=[sample_text(s) for s in self.run.samples]))
+            # Completion samples travel with the run (`run.samples`); the prompt picks start, best point and now.
+            result = judge.judge.judge(JudgeRequest(run=self.run, diagnostics=self.diagnostics, plots=plots))
         except Exception as error:
             if os.environ.get("ASSESSOR_DEBUG"):
                 raise

@@ -1,0 +1,441 @@
+"""The values the LLM judge's evidence sheet is filled with, computed from a `JudgeRequest`.
+
+Every sentence of the sheet lives in `prompts/summary_*.j2` and `prompts/user_data.j2`; this module only picks
+and computes what those templates print: plain dicts and lists of numbers, steps and labels. Three rules:
+
+* **One number per quantity.** The reward and held-out eval rows of the signals table carry the same start, peak
+  and now as the reward, eval and best-point sections (taken from the diagnosis records), so the judge never
+  meets two values for one thing.
+* **Bounded size.** Every list is bounded (the most severe findings, a fixed set of signals, at most six KL/reward
+  spans, ...), so a 100,000-step run gives a sheet about as long as a 100-step one. The checkpoint list is the
+  exception that stays complete: regular series are compressed into ranges (`100 … 1500 every 100`).
+* **Untrusted text stays out.** Run-supplied free text (run name, paths, samples) goes only into `data_values`,
+  which the user template puts inside the fenced data block; labels outside it pass through `label`, sentences
+  through a `Scrubber`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary
+from assessor.judge.base import JudgeRequest
+from assessor.judge.untrusted import Scrubber, cut, label, neutralise, one_line
+from assessor.run import Checkpoint, Run, Sample
+
+MAX_FINDINGS = 20
+MAX_SPANS = 6
+MAX_EVAL_SIGNALS = 6
+MAX_COMPONENTS = 8
+MAX_CHANGE_POINTS = 3
+MAX_DISCONTINUITIES = 2
+MAX_INSTABILITY_SIGNALS = 6
+MAX_STEP_JUMPS = 5
+MAX_ABSENT = 10
+MAX_SAMPLES = 8  # free-text samples handed in with the request, spread over the list
+MAX_SAMPLE_CHARS = 1500
+SAMPLES_PER_POINT = 2  # completion samples shown at each of start, best point and now
+MAX_COMPLETION_CHARS = 600
+MAX_SAMPLE_PROMPT_CHARS = 240
+MAX_RUN_NAME_CHARS = 200
+MAX_PATH_CHARS = 300
+MIN_RANGE = 3  # checkpoints in a regular series before it is written as a range
+
+# The curves the signals table shows when the run logs them, in reading order. Left out because another section
+# already gives them: terminated length and the clip sides (generation), step time (GPU).
+KEY_SIGNALS: tuple[str, ...] = (
+    "reward_mean", "reward_std", "reward_zero_std_frac", "advantage_std", "kl", "entropy", "response_length_mean",
+    "response_length_clip_ratio", "clip_ratio_region", "importance_ratio_mean", "pg_loss", "loss", "value_loss",
+    "value_explained_var", "grad_norm", "lr", "pref_margin", "pref_accuracy", "pref_reward_chosen",
+    "pref_reward_rejected", "logps_chosen", "num_gen_batches", "dynamic_filtering_pass_rate", "train_infer_mismatch",
+)
+# Schedules, not measurements: their jumps and noise units mean nothing.
+SCHEDULE_SIGNALS = frozenset({"lr"})
+
+
+
+# --- checkpoints
+
+
+@dataclass(frozen=True)
+class Series:
+    """Checkpoints in one regular series (or a single one): `count` of them, `every` steps apart."""
+
+    first: Checkpoint
+    last: Checkpoint
+    count: int
+    every: int | None
+
+
+def _path_pattern(checkpoint: Checkpoint) -> str:
+    """The path with its step number blanked (the last occurrence), so `checkpoint-100` and `-200` match."""
+    text = str(checkpoint.step)
+    at = checkpoint.path.rfind(text)
+    if at < 0:
+        return "\x00" + checkpoint.path  # no step in the path: matches nothing else
+    return checkpoint.path[:at] + "\x00" + checkpoint.path[at + len(text):]
+
+
+def series(checkpoints: Sequence[Checkpoint], by_path: bool = True) -> list[Series]:
+    """Checkpoints (sorted by step) as regular series: same spacing and, with `by_path`, the same path pattern.
+
+    A series of fewer than `MIN_RANGE` checkpoints is given one entry per checkpoint, so nothing is hidden.
+
+    >>> cps = [Checkpoint(step=s, path=f"checkpoint-{s}") for s in (100, 200, 300, 400, 450)]
+    >>> [(s.first.step, s.last.step, s.count, s.every) for s in series(cps)]
+    [(100, 400, 4, 100), (450, 450, 1, None)]
+    """
+    ordered = sorted(checkpoints, key=lambda c: c.step)
+    out: list[Series] = []
+    i = 0
+    while i < len(ordered):
+        j = i + 1
+        if j < len(ordered):
+            gap = ordered[j].step - ordered[i].step
+            pattern = _path_pattern(ordered[i])
+            while (j < len(ordered) and ordered[j].step - ordered[j - 1].step == gap and gap > 0
+                   and (not by_path or _path_pattern(ordered[j]) == pattern)):
+                j += 1
+            if j - i >= MIN_RANGE:
+                out.append(Series(ordered[i], ordered[j - 1], j - i, gap))
+                i = j
+                continue
+        out.append(Series(ordered[i], ordered[i], 1, None))
+        i += 1
+    return out
+
+
+def save_interval(checkpoints: Sequence[Checkpoint]) -> int | None:
+    """The most common spacing between checkpoints on disk, when there are at least three."""
+    steps = sorted({c.step for c in checkpoints})
+    gaps = [b - a for a, b in itertools.pairwise(steps)]
+    if len(gaps) < 2:
+        return None
+    best = max(set(gaps), key=lambda g: (gaps.count(g), g))
+    return best if gaps.count(best) * 2 >= len(gaps) else None
+
+
+# --- sections
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def run_values(d: Diagnostics, run: Run) -> dict[str, Any]:
+    """The run and its setup: each fact, or None where the run does not say (the template writes `unknown`)."""
+    head, facts = d.run, run.facts
+    firsts = [s.first_step for s in d.signals.values() if s.split == "train"]
+    algorithm = head.algorithm or facts.algorithm
+    framework = head.framework or facts.framework
+    planned = head.planned_total_steps or facts.planned_total_steps
+    cap_inferred = facts.max_completion_length is None and d.length.cap is not None
+    return {
+        "framework": label(framework) if framework else None,
+        "algorithm": label(algorithm) if algorithm else None,
+        "model": label(facts.model) if facts.model else None,
+        # TODO(lead): render the run state (live/finished/stalled/crashed) once `RunHeader.run_state` exists.
+        "state": getattr(head, "run_state", None),
+        "first_step": min(firsts) if firsts else None,
+        "last_step": head.last_step,
+        "planned_steps": planned,
+        "progress": head.progress if head.progress is not None else (
+            head.last_step / planned if planned and head.last_step is not None else None),
+        "logging_interval": head.logging_interval or facts.logging_interval,
+        "save_interval": save_interval(run.checkpoints),
+        # TODO(lead/ingest): `RunFacts` has no batch size and no reward range; both stay `unknown` until it does.
+        "batch_size": None,
+        "reward_range": None,
+        "group_size": facts.num_generations,
+        "beta": facts.beta,
+        "learning_rate": facts.learning_rate,
+        "max_completion_length": facts.max_completion_length or d.length.cap,
+        "max_completion_length_inferred": cap_inferred,
+        "loss_type": label(facts.loss_type) if facts.loss_type else None,
+        "vocab_size": facts.vocab_size,
+        "ln_vocab": math.log(facts.vocab_size) if facts.vocab_size else None,
+    }
+
+
+def _steps_text(steps: Sequence[int], limit: int = 4) -> str:
+    shown = ", ".join(str(s) for s in steps[:limit])
+    return shown + (", …" if len(steps) > limit else "")
+
+
+def findings_values(findings: Sequence[Finding], scrub: Scrubber) -> dict[str, Any]:
+    """The most severe findings (at most `MAX_FINDINGS`), and how many of each severity were left out."""
+    ordered = sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], f.steps[0] if f.steps else 0))
+    shown = ordered[:MAX_FINDINGS]
+    rest = ordered[len(shown):]
+    return {
+        "total": len(findings),
+        "shown": [{"severity": f.severity, "signal": label(f.signal), "kind": label(f.kind),
+                   "steps": _steps_text(f.steps), "observation": scrub(f.observation)} for f in shown],
+        "left_out": [{"severity": s, "count": n} for s in SEVERITY_ORDER
+                     if (n := sum(1 for f in rest if f.severity == s))],
+    }
+
+
+def _signal_row(key: str, s: SignalSummary) -> dict[str, Any]:
+    schedule = key in SCHEDULE_SIGNALS
+    jumps = [] if schedule else [
+        c for c in s.discontinuities
+        if min(abs(c.before), abs(c.after)) > max(s.noise, 1e-12)  # a ratio only from a non-zero base
+    ]
+    spike = max(s.spikes, key=lambda p: p.size_noise) if s.spikes and not schedule else None
+    return {
+        "name": label(key), "points": s.points, "start": s.start, "peak": s.peak, "peak_step": s.peak_step,
+        "trough": s.trough, "trough_step": s.trough_step, "now": s.now, "now_step": s.last_step, "trend": s.trend,
+        "trend_noise": None if schedule else _finite(s.trend_change_noise), "trend_since": s.trend_window_start,
+        "noise": None if schedule else s.noise,
+        "slowing": bool(s.slowing) and s.trend != "flat" and not schedule,
+        "plateau_start": None if schedule else s.plateau_start,
+        "shifts": [] if schedule else [{"step": c.step, "direction": c.direction, "before": c.before,
+                                        "after": c.after} for c in s.change_points[:MAX_CHANGE_POINTS]],
+        "more_shifts": 0 if schedule else max(0, len(s.change_points) - MAX_CHANGE_POINTS),
+        "jumps": [{"step": c.step, "ratio": c.ratio} for c in jumps[:MAX_DISCONTINUITIES]],
+        "more_jumps": max(0, len(jumps) - MAX_DISCONTINUITIES),
+        "spikes": None if spike is None else {
+            "count": len(s.spikes), "one_step": sum(1 for p in s.spikes if p.kind == "outlier"),
+            "value": spike.value, "step": spike.step, "level": spike.level},
+    }
+
+
+def signal_rows(d: Diagnostics) -> list[dict[str, Any]]:
+    """The key signals, then a few held-out ones; reward and eval rows agree with their diagnosis records."""
+    keys = [k for k in KEY_SIGNALS if k in d.signals]
+    keys += sorted(k for k in d.signals if k.startswith("eval/"))[:MAX_EVAL_SIGNALS]
+    rows = []
+    for key in keys:
+        row = _signal_row(key, d.signals[key])
+        r, e = d.reward, d.eval
+        if key == r.metric and r.peak is not None and r.peak_step is not None:
+            row.update(peak=r.peak, peak_step=r.peak_step, start=r.start if r.start is not None else row["start"],
+                       now=r.now if r.now is not None else row["now"])
+        if e.metric and key == f"eval/{e.metric.removeprefix('eval/')}" and e.peak is not None:
+            row.update(peak=e.peak, peak_step=e.peak_step)
+            if e.now is not None and e.now_step is not None:
+                row.update(now=e.now, now_step=e.now_step)
+                if e.now < row["trough"]:
+                    row.update(trough=e.now, trough_step=e.now_step)
+        rows.append(row)
+    return rows
+
+
+def reward_values(d: Diagnostics) -> dict[str, Any]:
+    """The reward trajectory's shape (its numbers are in the signals table)."""
+    r = d.reward
+    return {"metric": label(r.metric) if r.metric else None, "trend": r.trend, "slowing": bool(r.slowing),
+            "plateau_start": r.plateau_start, "peak_step": r.peak_step, "drop_noise": _finite(r.drop_from_peak_noise)}
+
+
+def _merge_spans(spans: Sequence[QuadrantSpan]) -> list[QuadrantSpan]:
+    merged: list[QuadrantSpan] = []
+    for span in spans:
+        if merged and merged[-1].quadrant == span.quadrant:
+            last = merged[-1]
+            merged[-1] = last.model_copy(update={
+                "end_step": span.end_step, "reward_change": last.reward_change + span.reward_change,
+                "kl_change": last.kl_change + span.kl_change})
+        else:
+            merged.append(span)
+    return merged
+
+
+def kl_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
+    """KL against reward: the quadrant now and the merged timeline (at most `MAX_SPANS` spans)."""
+    k = d.kl_reward
+    spans = _merge_spans(k.timeline)
+    shown = spans if len(spans) <= MAX_SPANS else [spans[0], *spans[-(MAX_SPANS - 1):]]
+    kl = d.signals.get("kl")
+    return {
+        "measured": k.kl_measured,
+        "absent_reason": scrub(k.kl_absent_reason) if k.kl_absent_reason else None,
+        "quadrant_now": k.quadrant_now.replace("_", " ") if k.quadrant_now else None,
+        "beta": run.facts.beta, "kl_now": kl.now if kl is not None else None,
+        "spans": [{"start": s.start_step, "end": s.end_step, "quadrant": s.quadrant.replace("_", " "),
+                   "reward_change": s.reward_change, "kl_change": s.kl_change} for s in shown],
+        "omitted": len(spans) - len(shown),
+    }
+
+
+def learning_values(d: Diagnostics) -> dict[str, Any]:
+    """Reward spread, zero-spread groups, advantage spread, saturation, and the reward components."""
+    ls = d.learning_signal
+    components = []
+    for c in d.reward_components.components[:MAX_COMPONENTS]:
+        signal = d.signals.get(c.name)
+        components.append({
+            "name": label(c.name), "start": c.start, "now": c.now, "trend": c.trend, "saturated": c.saturated,
+            # start → now alone hides a rise then a collapse: give the peak when it lies between them
+            "peak": signal.peak if signal is not None and signal.peak > max(c.start, c.now) else None,
+            "peak_step": signal.peak_step if signal is not None else None,
+        })
+    return {
+        "reward_std_start": ls.reward_std_start, "reward_std_now": ls.reward_std_now,
+        "zero_std_start": ls.zero_std_frac_start, "zero_std_now": ls.zero_std_frac_now,
+        "advantage_std_now": ls.advantage_std_now, "saturated": ls.saturated,
+        "identical_from_start": ls.identical_from_start, "components": components,
+        "more_components": max(0, len(d.reward_components.components) - MAX_COMPONENTS),
+    }
+
+
+def generation_values(d: Diagnostics) -> dict[str, Any]:
+    """Length, entropy, ratio clipping and the loss pattern."""
+    ln, en, cl, lo = d.length, d.entropy, d.clipping, d.loss
+    return {
+        "length": None if ln.now is None else {
+            "start": ln.start, "now": ln.now, "trend": ln.trend, "cap": ln.cap, "at_cap": ln.at_cap_fraction,
+            "truncated_now": ln.clipped_ratio_now, "reward_correlation": ln.length_reward_correlation},
+        "entropy": None if en.pattern == "absent" else {
+            "pattern": en.pattern.replace("_", " "), "start": en.start, "now": en.now, "ln_vocab": en.ln_vocab},
+        "clipping": None if cl.level_now is None and not cl.exactly_zero else {
+            "now": cl.level_now, "low": cl.low_now, "high": cl.high_now, "trend": cl.trend,
+            "exactly_zero": cl.exactly_zero},
+        "loss": {"metric": label(lo.metric) if lo.metric else None, "pattern": lo.pattern.replace("_", " ")},
+    }
+
+
+def eval_values(d: Diagnostics) -> dict[str, Any] | None:
+    """Held-out evaluation, None when there is none."""
+    e = d.eval
+    if e.metric is None or e.points == 0:
+        return None
+    return {"metric": label(e.metric), "points": e.points, "peak": e.peak, "peak_step": e.peak_step, "now": e.now,
+            "now_step": e.now_step, "decline_noise": _finite(e.decline_from_peak_noise),
+            "diverging": e.diverging_from_train}
+
+
+def instability_values(d: Diagnostics) -> dict[str, Any]:
+    """Spikes per signal (the largest first) and NaN/inf steps."""
+    inst = d.instability
+    items = sorted(inst.spikes.items(), key=lambda kv: -max((p.size_noise for p in kv[1]), default=0.0))
+    spikes = []
+    for metric, found in items[:MAX_INSTABILITY_SIGNALS]:
+        if found:
+            big = max(found, key=lambda p: p.size_noise)
+            one_step = sum(1 for p in found if p.kind == "outlier")
+            spikes.append({"metric": label(metric), "count": len(found), "one_step": one_step,
+                           "lasting": len(found) - one_step, "value": big.value, "step": big.step,
+                           "level": big.level})
+    nonfinite = [{"metric": label(m), "count": len(steps), "first": steps[0], "last": steps[-1]}
+                 for m, steps in list(inst.nonfinite_steps.items())[:MAX_INSTABILITY_SIGNALS] if steps]
+    return {"spikes": spikes, "nonfinite": nonfinite}
+
+
+def best_values(d: Diagnostics, checkpoints: Sequence[Checkpoint], scrub: Scrubber) -> dict[str, Any]:
+    """The best point (one step, one value) and the checkpoint steps on disk, as ranges."""
+    b = d.best_checkpoint
+    value = None
+    if b.basis == "eval" and d.eval.peak_step == b.best_step:
+        value = d.eval.peak
+    elif b.basis == "reward" and d.reward.peak_step == b.best_step:
+        value = d.reward.peak
+    return {
+        "basis": b.basis, "step": b.best_step, "value": value, "checkpoint_step": b.checkpoint_step,
+        "reason": scrub(b.reason),
+        "on_disk": len(checkpoints),
+        "series": [{"first": s.first.step, "last": s.last.step, "count": s.count, "every": s.every}
+                   for s in series(checkpoints, by_path=False)],
+    }
+
+
+def gpu_values(d: Diagnostics) -> dict[str, Any] | None:
+    """Phase shares, step time and its changes; None without GPU telemetry or phase timings."""
+    g = d.gpu
+    if g is None:
+        return None
+    jumps = g.jumps[-MAX_STEP_JUMPS:]
+    return {
+        "source": g.source.replace("_", " "), "generation": g.generation_fraction, "training": g.training_fraction,
+        "idle": g.idle_fraction, "step_time": g.step_time_s, "step_time_drift": g.step_time_drift,
+        "phases": [{"phase": p.phase, "share": p.time_fraction, "power": p.power_w, "util": p.util_pct,
+                    "memory": p.memory_used_mib, "headroom": p.memory_headroom_mib} for p in g.phases[:3]],
+        "jumps": [{"kind": j.kind, "step": j.step, "before": j.before_s, "after": j.after_s} for j in jumps],
+        "earlier_jumps": len(g.jumps) - len(jumps),
+    }
+
+
+def summary_values(request: JudgeRequest) -> dict[str, Any]:
+    """Everything `prompts/summary.j2` and its sections print, for one request."""
+    d = request.diagnostics
+    checkpoints = sorted(request.run.checkpoints, key=lambda c: c.step)
+    labels = [f.signal for f in d.findings] + [c.name for c in d.reward_components.components] + list(d.signals)
+    scrub = Scrubber(checkpoints, labels)
+    return {
+        "run": run_values(d, request.run),
+        "findings": findings_values(d.findings, scrub),
+        "signals": signal_rows(d),
+        "reward": reward_values(d),
+        "kl": kl_values(d, request.run, scrub),
+        "learning": learning_values(d),
+        "generation": generation_values(d),
+        "eval": eval_values(d),
+        "instability": instability_values(d),
+        "best": best_values(d, checkpoints, scrub),
+        "gpu": gpu_values(d),
+        "absent": [scrub(a) for a in d.absent[:MAX_ABSENT]],
+    }
+
+
+# --- the data block (untrusted text)
+
+
+def _pick_samples(samples: Sequence[Sample], best_step: int | None) -> list[tuple[str, Sample]]:
+    """A few samples at the start, at the best point and now: (`start` | `best point` | `now`, sample)."""
+    by_step: dict[int, list[Sample]] = {}
+    for s in samples:
+        if s.step is not None and s.completion.strip():
+            by_step.setdefault(s.step, []).append(s)
+    steps = sorted(by_step)
+    if not steps:
+        undated = [s for s in samples if s.step is None and s.completion.strip()]
+        return [("now", s) for s in undated[:SAMPLES_PER_POINT]]
+    chosen: list[tuple[str, int]] = [("start", steps[0])] if len(steps) > 1 else []
+    if best_step is not None and len(steps) > 2:
+        middle = min(steps[1:-1], key=lambda s: abs(s - best_step))
+        if abs(middle - best_step) < abs(steps[-1] - best_step) and abs(middle - best_step) < abs(
+                steps[0] - best_step):
+            chosen.append(("best point", middle))
+    chosen.append(("now", steps[-1]))
+    return [(when, s) for when, step in chosen for s in by_step[step][:SAMPLES_PER_POINT]]
+
+
+def _spread(texts: Sequence[str], limit: int) -> list[str]:
+    if len(texts) <= limit:
+        return list(texts)
+    picks = sorted({round(i * (len(texts) - 1) / (limit - 1)) for i in range(limit)})
+    return [texts[i] for i in picks]
+
+
+def data_values(request: JudgeRequest, token: str) -> dict[str, Any]:
+    """The fenced data block's contents: run name, every checkpoint path (as ranges), completion samples."""
+    checkpoints = sorted(request.run.checkpoints, key=lambda c: c.step)
+
+    def path(c: Checkpoint) -> str:
+        return neutralise(one_line(c.path, MAX_PATH_CHARS), token)
+
+    picked = _pick_samples(request.run.samples, request.diagnostics.best_checkpoint.best_step)
+    return {
+        "run_name": neutralise(one_line(request.run.name, MAX_RUN_NAME_CHARS), token),
+        "checkpoints": [{"first_step": s.first.step, "last_step": s.last.step, "count": s.count, "every": s.every,
+                         "first_path": path(s.first), "last_path": path(s.last)} for s in series(checkpoints)],
+        "checkpoints_total": len(checkpoints),
+        "samples": [{"when": when, "step": s.step, "reward": s.reward,
+                     "prompt": neutralise(cut(s.prompt, MAX_SAMPLE_PROMPT_CHARS), token) if s.prompt else None,
+                     "completion": neutralise(cut(s.completion, MAX_COMPLETION_CHARS), token)} for when, s in picked],
+        "samples_logged": len(request.run.samples),
+        "texts": [neutralise(cut(t, MAX_SAMPLE_CHARS), token) for t in _spread(request.samples, MAX_SAMPLES)],
+        "texts_total": len(request.samples),
+    }
+
+
+def data_parts(request: JudgeRequest) -> list[str]:
+    """Every piece of run-supplied text the data block may carry (what the fence token is keyed on)."""
+    samples = [part for s in request.run.samples for part in (s.prompt or "", s.completion)]
+    return [request.run.name, *(c.path for c in request.run.checkpoints), *samples, *request.samples]
+
