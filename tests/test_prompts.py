@@ -413,10 +413,12 @@ def test_reward_and_eval_rows_carry_the_numbers_of_the_best_point():
     summary = prompts.summarize(request)
     d = request.diagnostics
     assert d.best_checkpoint.basis == "eval" and d.eval.peak is not None and d.reward.peak is not None
-    peak = assessor.judge.prompts.num(d.eval.peak)
-    assert f"best point by eval: step {d.best_checkpoint.best_step} ({peak})" in summary
+    level = assessor.judge.prompts.num(d.best_checkpoint.level)
+    assert f"best point by eval: step {d.best_checkpoint.best_step} (eval/accuracy {level})" in summary
+    # The best level is the eval peak the table shows: one number for one quantity.
+    assert f"best level {assessor.judge.prompts.num(d.eval.peak)} at step {d.eval.peak_step}" in summary
     eval_row = next(line for line in summary.splitlines() if line.startswith("| eval/accuracy |"))
-    assert f"| {peak} @ {d.eval.peak_step} |" in eval_row
+    assert f"| {assessor.judge.prompts.num(d.eval.peak)} @ {d.eval.peak_step} |" in eval_row
     reward_row = next(line for line in summary.splitlines() if line.startswith("| reward_mean |"))
     assert f"| {assessor.judge.prompts.num(d.reward.peak)} @ {d.reward.peak_step} |" in reward_row
     lr_row = next(line for line in summary.splitlines() if line.startswith("| lr |"))

@@ -138,16 +138,15 @@ def run_values(d: Diagnostics, run: Run) -> dict[str, Any]:
         "framework": label(framework) if framework else None,
         "algorithm": label(algorithm) if algorithm else None,
         "model": label(facts.model) if facts.model else None,
-        # TODO(lead): render the run state (live/finished/stalled/crashed) once `RunHeader.run_state` exists.
-        "state": getattr(head, "run_state", None),
+        "state": f"{head.state} ({head.state_reason})" if head.state_reason else head.state,
         "first_step": min(firsts) if firsts else None,
         "last_step": head.last_step,
         "planned_steps": planned,
         "progress": head.progress if head.progress is not None else (
             head.last_step / planned if planned and head.last_step is not None else None),
         "logging_interval": head.logging_interval or facts.logging_interval,
-        "save_interval": save_interval(run.checkpoints),
-        # TODO(lead/ingest): `RunFacts` has no batch size and no reward range; both stay `unknown` until it does.
+        "save_interval": facts.save_steps or save_interval(run.checkpoints),
+        # `RunFacts` has no batch size and no reward range: both are written as `unknown`.
         "batch_size": None,
         "reward_range": None,
         "group_size": facts.num_generations,
@@ -330,14 +329,12 @@ def instability_values(d: Diagnostics) -> dict[str, Any]:
 def best_values(d: Diagnostics, checkpoints: Sequence[Checkpoint], scrub: Scrubber) -> dict[str, Any]:
     """The best point (one step, one value) and the checkpoint steps on disk, as ranges."""
     b = d.best_checkpoint
-    value = None
-    if b.basis == "eval" and d.eval.peak_step == b.best_step:
-        value = d.eval.peak
-    elif b.basis == "reward" and d.reward.peak_step == b.best_step:
-        value = d.reward.peak
     return {
-        "basis": b.basis, "step": b.best_step, "value": value, "checkpoint_step": b.checkpoint_step,
-        "reason": scrub(b.reason),
+        "basis": b.basis, "step": b.best_step, "value": b.level, "metric": b.metric, "smoothed": b.smoothed,
+        "best_level": b.best_level, "best_level_step": b.best_level_step, "band": b.band, "now": b.now_level,
+        "behind": b.behind, "breakage_step": b.breakage_step, "breakage": b.breakage,
+        "expected_checkpoint_step": b.expected_checkpoint_step, "save_steps": b.save_steps,
+        "checkpoint_step": b.checkpoint_step, "reason": scrub(b.reason),
         "on_disk": len(checkpoints),
         "series": [{"first": s.first.step, "last": s.last.step, "count": s.count, "every": s.every}
                    for s in series(checkpoints, by_path=False)],
