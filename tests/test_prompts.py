@@ -177,9 +177,13 @@ def test_the_guide_and_every_card_are_present_and_substantial():
     ("dapo", ["rloo_dapo"]),
     ("reinforce++", ["rloo_dapo"]),
     ("dpo", ["dpo"]),
-    (None, ["grpo", "ppo"]),
-    ("", ["grpo", "ppo"]),
-    ("some-new-method", ["grpo", "ppo"]),
+    ("orpo", ["orpo"]),
+    ("kto", ["kto"]),
+    ("simpo", ["simpo_cpo"]),
+    ("cpo", ["simpo_cpo"]),
+    (None, ["neutral"]),
+    ("", ["neutral"]),
+    ("some-new-method", ["neutral"]),
 ])
 def test_cards_chosen_per_algorithm(algorithm, cards):
     chosen = prompts.cards_for(algorithm)
@@ -190,7 +194,9 @@ def test_cards_chosen_per_algorithm(algorithm, cards):
 @pytest.mark.parametrize(("algorithm", "present", "absent"), [
     ("dpo", ["Algorithm card: DPO"], ["Algorithm card: GRPO", "Algorithm card: PPO"]),
     ("dapo", ["Algorithm card: RLOO"], ["Algorithm card: GRPO", "Algorithm card: DPO"]),
-    (None, ["Algorithm card: GRPO", "Algorithm card: PPO"], ["Algorithm card: DPO"]),
+    (None, ["Algorithm card: unknown"], ["Algorithm card: GRPO", "Algorithm card: DPO"]),
+    ("orpo", ["Algorithm card: ORPO", "not ln 2"], ["Algorithm card: DPO"]),
+    ("kto", ["Algorithm card: KTO"], ["Algorithm card: GRPO", "Algorithm card: PPO", "Algorithm card: DPO"]),
 ])
 def test_the_system_prompt_carries_the_cards_of_the_detected_algorithm(tmp_path, algorithm, present, absent):
     request = request_for(EXAMPLES / "trl-grpo-live")

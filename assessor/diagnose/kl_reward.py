@@ -65,8 +65,10 @@ def _kl_absent_reason(ctx: Context, kl: Reading | None) -> str | None:
         if float(np.max(np.abs(kl.series.values))) == 0.0:
             return "it is logged as exactly 0 throughout, i.e. there is no KL term (0 does not mean no drift)"
         return None
-    if facts.algorithm == "dpo":
+    if facts.algorithm in ("dpo", "ipo"):
         return "DPO keeps the policy near its reference implicitly (through beta); its logs carry no KL"
+    if facts.algorithm in ("orpo", "simpo", "cpo"):
+        return f"{facts.algorithm.upper()} has no reference model, so there is no KL to log"
     if facts.beta == 0:
         where = facts.provenance.get("beta", "the config")
         return f"beta = 0 ({where}), so there is no KL term and nothing to log"

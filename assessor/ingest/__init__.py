@@ -320,13 +320,19 @@ _SEVERAL = 3
 def _infer_algorithm(metrics: pd.DataFrame, framework: str | None) -> str | None:
     """The algorithm from the logged metrics, for runs whose config does not name it."""
     names = {str(name) for name in metrics["metric"].cat.categories}
+    keys = _raw_keys(metrics)
+    # Preference losses other than DPO leave keys of their own (TRL): ORPO its odds terms, KTO its per-kind
+    # counts, CPO/SimPO an NLL term without ORPO's odds.
+    if keys & {"log_odds_ratio", "log_odds_chosen"}:
+        return "orpo"
+    if keys & {"count/chosen", "count/rejected", "rewards/chosen_sum", "logps/chosen_sum"}:
+        return "kto"
     if names & {"pref_margin", "pref_reward_chosen", "pref_accuracy"}:
-        return "dpo"
+        return "cpo" if "nll_loss" in keys else "dpo"
     if names & {"value_loss", "value_mean", "value_explained_var"}:
         return "ppo"
     if names & {"num_gen_batches", "dynamic_filtering_pass_rate"}:  # dynamic sampling: DAPO
         return "dapo"
-    keys = _raw_keys(metrics)
     if framework == "trl" and any(k.startswith(("objective/", "policy/")) for k in keys):
         # PPO-style TRL keys without a value head (PPO's was caught above): RLOOTrainer before v0.22.
         return "rloo"

@@ -62,6 +62,10 @@ _TRL_SIGNATURES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("rloo", ("rloo_k",), ()),
     ("rloo", ("normalize_advantages", "reward_clip_range"), ("scale_rewards",)),
     ("ppo", ("vf_coef", "cliprange_value"), ()),
+    # Preference trainers: KTOConfig weighs the two kinds of answer; CPOConfig (SimPO is its loss_type) has
+    # `cpo_alpha` and `simpo_gamma`.
+    ("kto", ("desirable_weight", "undesirable_weight"), ()),
+    ("cpo", ("cpo_alpha", "simpo_gamma"), ()),
 )
 
 CONFIG_FILE_NAMES = (
@@ -139,8 +143,11 @@ def _algorithm_by_signature(flat: Mapping[str, Any], found: Mapping[str, Fact], 
     for name, needed, absent in _TRL_SIGNATURES:
         keys = [_find(flat, path) for path in needed]
         if all(keys) and not any(_find(flat, path) for path in absent):
-            trainer = "RLOOConfig" if name == "rloo" else "PPOConfig"
+            trainer = {"rloo": "RLOOConfig", "ppo": "PPOConfig", "kto": "KTOConfig", "cpo": "CPOConfig"}[name]
             where = f"{origin}: {', '.join(str(k) for k in keys)} (TRL {trainer})"
+            loss = _find(flat, "loss_type")
+            if name == "cpo" and loss is not None and str(flat[loss]).lower() == "simpo":
+                name, where = "simpo", f"{where} with {loss}=simpo"
             return {"algorithm": (name, where), "framework": ("trl", where)}
     return {}
 

@@ -77,7 +77,10 @@ GUIDE_FILE = "practitioner.md"
 FIGURES_SENT: tuple[str, ...] = ("dashboard",)  # the other figures' content is on the evidence sheet as numbers
 
 # card name -> file under skills/cards/
-CARD_FILES: dict[str, str] = {"grpo": "grpo.md", "ppo": "ppo.md", "rloo_dapo": "rloo_dapo.md", "dpo": "dpo.md"}
+CARD_FILES: dict[str, str] = {
+    "grpo": "grpo.md", "ppo": "ppo.md", "rloo_dapo": "rloo_dapo.md", "dpo": "dpo.md", "orpo": "orpo.md",
+    "kto": "kto.md", "simpo_cpo": "simpo_cpo.md", "neutral": "neutral.md",
+}
 # detected algorithm -> the cards its judge reads; anything else gets DEFAULT_CARDS
 ALGORITHM_CARDS: dict[str, tuple[str, ...]] = {
     "grpo": ("grpo",),
@@ -87,8 +90,14 @@ ALGORITHM_CARDS: dict[str, tuple[str, ...]] = {
     "reinforce++": ("rloo_dapo",),
     "remax": ("rloo_dapo",),
     "dpo": ("dpo",),
+    "ipo": ("dpo",),
+    "orpo": ("orpo",),
+    "kto": ("kto",),
+    "simpo": ("simpo_cpo",),
+    "cpo": ("simpo_cpo",),
 }
-DEFAULT_CARDS: tuple[str, ...] = ("grpo", "ppo")
+# An undetected or unknown algorithm gets expectations that hold for every method, never another one's.
+DEFAULT_CARDS: tuple[str, ...] = ("neutral",)
 CHARS_PER_TOKEN = 4
 
 _TOKEN = re.compile(r"[A-Za-z0-9]{8,64}")
@@ -213,13 +222,13 @@ def skill_guide() -> str:
 def cards_for(algorithm: str | None) -> list[tuple[str, str]]:
     """The algorithm cards for a detected algorithm, as (name, text) pairs.
 
-    GRPO gets the GRPO card, PPO the PPO card, RLOO, DAPO, REINFORCE++ and ReMax the RLOO/DAPO card, DPO the
-    DPO card; an unknown or undetected algorithm gets the GRPO and PPO cards.
+    GRPO gets the GRPO card, PPO the PPO card, RLOO, DAPO, REINFORCE++ and ReMax the RLOO/DAPO card, DPO (and
+    IPO) the DPO card, ORPO, KTO and SimPO/CPO their own; an unknown or undetected algorithm gets a neutral card.
 
     >>> [name for name, _ in cards_for("reinforce++")]
     ['rloo_dapo']
     >>> [name for name, _ in cards_for(None)]
-    ['grpo', 'ppo']
+    ['neutral']
 
     Raises:
         JudgeError: `skills/cards/` or a card file is missing.

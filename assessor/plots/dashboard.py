@@ -19,6 +19,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
 from assessor.diagnose.models import Diagnostics, SignalSummary
 from assessor.plots import style
 from assessor.plots._common import (
@@ -288,7 +289,7 @@ def _component_metrics(data: FigureData) -> list[str]:
 
 def _loss_panel(ax: Axes, data: FigureData) -> None:
     metric = "pg_loss" if _shows(data, "pg_loss") else "loss"
-    preference = data.run.facts.algorithm == "dpo"
+    preference = data.run.facts.algorithm in PREFERENCE_ALGORITHMS
     title = "Loss" if preference else ("Policy loss" if metric == "pg_loss" else "Loss")
     ax.set_title(title + ("" if preference else "  (numerical issues only, not progress)"), loc="left")
     curve = data.curve(metric)
