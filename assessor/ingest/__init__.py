@@ -99,6 +99,9 @@ def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
         warnings.extend(source.warnings)
     if metrics.empty:
         raise NoMetricsError(_nothing_readable_message(root, found, warnings, ignored))
+    choice = _choice_summary(sources, ignored)
+    if choice:
+        warnings.insert(0, choice)
 
     nonfinite = _nonfinite(normalized)
     warnings.extend(_nonfinite_warnings(nonfinite))
@@ -217,6 +220,23 @@ def _source_info(source: NormalizedSource, data: SourceData, found: Discovery, u
         first_step=min(steps) if steps else None, last_step=max(steps) if steps else None, notes=source.notes,
         used=source.source not in unused, reason=unused.get(source.source),
     )
+
+
+def _choice_summary(sources: list[SourceInfo], ignored: list[str]) -> str | None:
+    """One line saying which files of several were used and which were not, with the short reason why."""
+    unused = [s for s in sources if not s.used]
+    if len(sources) + len(ignored) < 2 or not (unused or ignored):
+        return None
+    used = [s.path for s in sources if s.used]
+    skipped = [f"{s.path} ({_short(s.reason or 'not needed')})" for s in unused]
+    skipped += [f"{path} ({_short(reason)})" for path, _, reason in (item.partition(": ") for item in ignored)]
+    return f"read {len(used)} of {len(sources) + len(ignored)} files: used {', '.join(used) or 'none'}; " \
+        f"not used: {', '.join(skipped)}"
+
+
+def _short(reason: str) -> str:
+    """A reason's first clause (what was wrong), without the fix and examples that follow it."""
+    return reason.split(";")[0].split(" (")[0].rstrip(".")
 
 
 def _nonfinite(sources: list[NormalizedSource]) -> pd.DataFrame:
