@@ -89,7 +89,9 @@ def test_names_as_tables_and_loggers_print_them(key, metric):
 def test_a_notebook_dpo_table_reaches_the_dpo_names(tmp_path):
     lines = ["Step\tTraining Loss\tValidation Loss\tRewards / chosen\tRewards / rejected\tRewards / accuracies\t"
              "Rewards / margins\tLogps / rejected\tLogps / chosen"]
-    lines += [f"{s * 10}\t0.6{s}\tNo log\t0.0{s}\t-0.0{s}\t0.{5 + s}\t0.0{2 * s}\t-120.{s}\t-80.{s}" for s in range(1, 5)]
+    lines += [
+        f"{s * 10}\t0.6{s}\tNo log\t0.0{s}\t-0.0{s}\t0.{5 + s}\t0.0{2 * s}\t-120.{s}\t-80.{s}" for s in range(1, 5)
+    ]
     (tmp_path / "dpo_output.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     run = load_run(tmp_path)
     assert run.facts.algorithm == "dpo"

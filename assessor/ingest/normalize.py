@@ -27,12 +27,14 @@ from assessor.ingest.aliases import resolve
 from assessor.ingest.base import SourceData, categorical
 from assessor.run import empty_metrics
 
-# When two files log the same metric to the same last step, prefer the more precise format.
+# When two files log the same metric to the same last step with the same precision, prefer the file the trainer
+# wrote: its own records first, then its console, then tables (a CSV beside a log is usually re-typed from it).
 FORMAT_PRIORITY = {
-    "trl_state": 0, "hf_log_list": 1, "jsonl": 2, "json": 2, "tensorboard": 3, "csv": 4, "tracker_csv": 5,
-    "notebook": 5, "console_trl": 6, "console_verl": 6, "console_openrlhf": 6, "console_steps": 7,
-    "console_table": 7, "console_lines": 8,
+    "trl_state": 0, "hf_log_list": 1, "jsonl": 2, "json": 2, "tensorboard": 3, "wandb": 3, "mlflow": 3,
+    "mlflow_sql": 3, "trackio": 3, "console_trl": 4, "console_verl": 4, "console_openrlhf": 4, "console_steps": 5,
+    "console_lines": 5, "console_table": 5, "notebook": 5, "csv": 6, "tracker_csv": 7,
 }
+_MAX_DECIMALS = 12
 # Words of a reward component that is the task itself (correctness), not its form; as the diagnosis reads them.
 TASK_WORDS = ("answer", "correct", "accura", "solve", "pass", "exact", "verif", "math", "code")
 # Two series are one copied from the other when most of their values agree to printing precision.
@@ -232,7 +234,7 @@ def merge_sources(sources: list[NormalizedSource]) -> Merged:
     metrics, notes = merge_pieces(kept)
     unused = dict(copies)
     notes = [f"{name}: not used; {reason}" for name, reason in copies.items()] + notes
-    used = set(metrics["source"].astype(str)) if len(metrics) else set()
+    used = {str(c) for c in metrics["source"].cat.categories}  # every category is some chosen piece's source
     for source in kept:
         if source.source in used or not source.pieces:
             continue
@@ -420,9 +422,28 @@ def settle_guesses(pieces: list[Piece]) -> tuple[list[Piece], list[str]]:
     return settled, notes
 
 
-def _rank(piece: Piece) -> tuple[bool, int, int, int]:
+def _rank(piece: Piece) -> tuple[bool, int, int, int, int]:
     # Steps a file states beat steps worked out (row order, one dict per step), however far the latter reach.
-    return (piece.steps_inferred, -piece.last_step, -len(piece.steps), FORMAT_PRIORITY.get(piece.format, 9))
+    return (piece.steps_inferred, -piece.last_step, -len(piece.steps), -decimals(piece.values),
+            FORMAT_PRIORITY.get(piece.format, 9))
+
+
+def decimals(values: np.ndarray, sample: int = 200) -> int:
+    """How many decimals the values are written with (a console rounding to 4 places says 4).
+
+    >>> decimals(np.array([0.125, 0.5])), decimals(np.array([0.1234567891])), decimals(np.array([0.1], np.float32))
+    (3, 7, 1)
+    """
+    most = 0
+    for value in values[:: max(1, len(values) // sample)]:
+        for places in range(most, _MAX_DECIMALS + 1):
+            # float32 resolution: TensorBoard's 0.1 is 0.10000000149, one decimal, not twelve
+            if abs(round(float(value), places) - value) <= 1e-7 * max(1.0, abs(float(value))):
+                most = places
+                break
+        else:
+            return _MAX_DECIMALS
+    return most
 
 
 def _assemble(pieces: list[Piece]) -> pd.DataFrame:

@@ -172,10 +172,11 @@ class RowTable:
         counters = {k for k in self._steps if k not in self._not_steps} - set(STEP_NAMES)
         # null on every row: a field this loop does not fill (`clip_fraction: null` without clipping), not a NaN
         never = {k for layout in self._layouts for k in layout if k not in self._valued}
-        if counters or never:  # `grpo_step` was kept as a value until it proved to be a counter
-            keys = frame["key"].astype(str)
+        if (counters or never) and len(frame):  # `grpo_step` was kept as a value until it proved to be a counter
             drop = counters | never
-            frame = frame[~keys.str.rpartition("/")[2].isin(drop) & ~keys.isin(drop)]
+            names = [str(k) for k in frame["key"].cat.categories]
+            dropped = [i for i, k in enumerate(names) if k in drop or k.rpartition("/")[2] in drop]
+            frame = frame[~np.isin(frame["key"].cat.codes.to_numpy(), dropped)]
         if never:
             notes.append(f"null on every row, so read as not logged: {', '.join(sorted(never)[:10])}")
         for name in self._not_steps:

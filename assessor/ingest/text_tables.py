@@ -85,9 +85,12 @@ class TableScan:
                 self._open.rows.append(self._row_cells(text))
                 return True
             self._close()
-        if not text or not any(c.isalpha() for c in text[:200]):
+        # A header names columns: no `key=value` or `key: value` in it (which most log lines have).
+        if not text or "=" in text or ": " in text or not any(c.isalpha() for c in text[:200]):
             return False
-        mode = "tab" if "\t" in text else "pipe" if text.count("|") >= 2 else "space"
+        mode = "tab" if "\t" in text else "pipe" if text.count("|") >= 2 else "space" if "  " in text else ""
+        if not mode:
+            return False  # one column at most: not a header
         cells = _cells(text, mode, header=True)
         if is_progress_header(cells):
             self._open, self._mode = Table(cells), mode

@@ -44,6 +44,7 @@ _MARKERS = (
     re.compile(r"(?<![\w/])iter(?:ation)?\s*[:=]?\s*(?P<i>\d+)(?!\.\d)(?:\s*/\s*(?P<t>\d+))?", re.IGNORECASE),
     re.compile(r"\(\s*(?P<i>\d+)\s*/\s*(?P<t>\d+)\s*\)"),
 )
+_FRACTION = _MARKERS[-1]
 _EPOCH = re.compile(r"(?<![\w/])epoch\s*[:=]?\s*\[?\s*(?P<e>\d+)\s*/\s*(?P<n>\d+)\s*\]?", re.IGNORECASE)
 _LEVELS = frozenset({"INFO", "DEBUG", "WARNING", "WARN", "ERROR", "CRITICAL", "TRACE", "NOTICE"})
 # Counters printed beside the metrics: never curves, never counted towards the two pairs a line needs.
@@ -67,11 +68,25 @@ class LineRecord:
 
 
 def looks_like(text: str) -> bool:
-    """Cheap test before the regexes: a marker word or a fraction, and a pair separator."""
-    if ":" not in text and "=" not in text:
+    """Cheap test before the regexes (which cost more on lines that are not metric lines, the most of a log).
+
+    Two or more pair separators, and `step`/`iter` followed by a number, or a `(i/T)` fraction.
+    """
+    if text.count(":") + text.count("=") < _MIN_PAIRS:
         return False
     low = text.lower()
-    return "step" in low or "iter" in low or "/" in text
+    for word in ("step", "iter"):
+        at = low.find(word)
+        while at >= 0:
+            end = at + len(word)
+            while end < len(low) and (low[end].isalpha() or low[end] == "_"):  # `iteration`
+                end += 1
+            while end < len(low) and low[end] in " :=\t[":
+                end += 1
+            if end < len(low) and low[end].isdigit():
+                return True
+            at = low.find(word, at + 1)
+    return "(" in text and _FRACTION.search(text) is not None
 
 
 def parse_line(text: str) -> LineRecord | None:

@@ -121,7 +121,12 @@ class Scan:
                 self.resumed_from = resumed
 
         produced = self._dialect_lines(rest)
-        if self.tables.feed(rest) if (self.tables.open or "tep" in rest or "TEP" in rest) else False:
+        if produced:
+            if self.tables.open:
+                self.tables.finish()  # a dialect's line ends a printed table
+        # A table's header names a step column and holds no `key=value` (the cheap test keeps this off most lines).
+        elif (self.tables.open or (("tep" in rest or "TEP" in rest) and "=" not in rest and ": " not in rest)) \
+                and self.tables.feed(rest):
             return
         if not produced and self.pending is None and not rest.startswith("{") and lines.looks_like(rest):
             record = lines.parse_line(rest)
