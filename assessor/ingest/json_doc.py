@@ -43,6 +43,8 @@ class JsonDocReader:
             raise UnreadableSourceError(
                 f"{path}: not valid JSON ({error.msg} at line {error.lineno}); if the run is writing it, try again"
             ) from error
+        except RecursionError as error:
+            raise UnreadableSourceError(f"{path}: JSON nested too deeply to be a metric log") from error
         rows = _rows(document)
         if rows is None:
             raise UnreadableSourceError(

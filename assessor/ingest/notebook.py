@@ -74,6 +74,8 @@ def _code_cells(path: Path) -> list[dict[str, Any]]:
         raise UnreadableSourceError(
             f"{path}: not valid notebook JSON ({error.msg} at line {error.lineno}); save the notebook again"
         ) from error
+    except RecursionError as error:
+        raise UnreadableSourceError(f"{path}: notebook JSON nested too deeply; save the notebook again") from error
     if not isinstance(document, dict):
         raise UnreadableSourceError(f"{path}: not a Jupyter notebook (no `cells`)")
     cells = document.get("cells")

@@ -29,6 +29,9 @@ def render_inspection(report: RunInspection, console: Console) -> None:
                         "yes" if source.used else "no")
     console.print(sources)
     for source in report.sources:
+        # How each file was read (which cell of a notebook, how steps were found), and why one was not used.
+        for note in source.notes[:3]:
+            console.print(Text(f"  {source.path}: {note}", style="dim"))
         if not source.used and source.reason:
             console.print(Text(f"  {source.path} not used: {source.reason}", style="dim"))
     if report.ignored:
