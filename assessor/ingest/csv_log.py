@@ -27,6 +27,7 @@ _TRACKER_SEPARATOR = " - "
 _GPU_HEADER_HINTS = ("utilization.gpu", "memory.used", "power.draw")
 # A cell this long on average is prose (prompts, completions): the file is a data or samples table.
 _PROSE_CHARS = 40
+_BIG_TABLE_BYTES = 64 * 2**20
 
 
 class CsvReader:
@@ -43,11 +44,12 @@ class CsvReader:
 
     def read(self, path: Path) -> SourceData:
         """Read the file (see the module docstring)."""
+        dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
         try:
+            _refuse_big_tables(path, dialect)
             text = path.read_text(encoding="utf-8-sig", errors="replace")
         except OSError as error:
             raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
-        dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
         rows = list(csv.reader(io.StringIO(text), dialect))
         if not rows:
             raise UnreadableSourceError(f"{path}: empty file; wait for the run to log its first step")
@@ -61,6 +63,18 @@ class CsvReader:
         if any(_TRACKER_SEPARATOR in c for c in header) and ranked:
             return _read_tracker_export(path, header, body, ranked[0][1], warnings)
         return _read_step_log(path, header, body, warnings)
+
+
+def _refuse_big_tables(path: Path, dialect: type[csv.Dialect]) -> None:
+    """A large CSV without a step column is a data table (a dataset, predictions): refused before it is read."""
+    if path.stat().st_size <= _BIG_TABLE_BYTES:
+        return
+    with path.open(encoding="utf-8-sig", errors="replace") as handle:
+        header = next(csv.reader(handle, dialect), [])
+    if not any(step_rank(c) is not None for c in header) and not any(_TRACKER_SEPARATOR in c for c in header):
+        raise UnreadableSourceError(
+            f"{path}: over {_BIG_TABLE_BYTES // 2**20} MB and no step column: a data table, not a metric log"
+        )
 
 
 def _read_step_log(path: Path, header: list[str], body: list[list[str]], warnings: list[str]) -> SourceData:

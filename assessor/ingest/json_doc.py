@@ -17,7 +17,7 @@ from assessor.ingest.base import SourceData
 from assessor.ingest.tables import RowTable, as_step
 
 # Files this large are not metric documents a script wrote by hand; they are never loaded whole.
-_MAX_BYTES = 256 * 2**20
+_MAX_BYTES = 64 * 2**20
 
 
 class JsonDocReader:
@@ -33,7 +33,7 @@ class JsonDocReader:
         """Read the document; raise `UnreadableSourceError` when it holds no per-step rows."""
         try:
             if path.stat().st_size > _MAX_BYTES:
-                raise UnreadableSourceError(f"{path}: over 256 MB of JSON; not read as a metric document")
+                raise UnreadableSourceError(f"{path}: over 64 MB of JSON; not read as a metric document")
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as error:
             raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
