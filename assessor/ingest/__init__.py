@@ -223,9 +223,13 @@ def _source_info(source: NormalizedSource, data: SourceData, found: Discovery, u
 
 
 def _choice_summary(sources: list[SourceInfo], ignored: list[str]) -> str | None:
-    """One line saying which files of several were used and which were not, with the short reason why."""
+    """One line saying which files of several were used and which were not, with the short reason why.
+
+    Only when a file could not be read: a file read but superseded (TRL's event file beside its trainer state)
+    is the usual case, said in `sources` and in the note on overlapping metrics.
+    """
     unused = [s for s in sources if not s.used]
-    if len(sources) + len(ignored) < 2 or not (unused or ignored):
+    if not sources or not ignored:
         return None
     used = [s.path for s in sources if s.used]
     skipped = [f"{s.path} ({_short(s.reason or 'not needed')})" for s in unused]
