@@ -44,6 +44,8 @@ class SourceInfo(_Model):
     first_step: int | None = None
     last_step: int | None = None
     notes: list[str] = Field(default_factory=list)
+    used: bool = Field(True, description="Whether any metric of the table comes from this file.")
+    reason: str | None = Field(None, description="Why the file gave no metric to the table, when it gave none.")
 
 
 class Sample(_Model):

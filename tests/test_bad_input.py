@@ -14,7 +14,7 @@ from assessor.cli import main
 from tests.conftest import EXAMPLES
 
 NAMES = ["trainer_state.json", "log.jsonl", "metrics.csv", "events.out.tfevents.1.host.1.0", "train.log",
-         "nvidia-smi.csv", "step_logs.json", "out.txt"]
+         "nvidia-smi.csv", "step_logs.json", "out.txt", "history.json", "train.ipynb"]
 
 VALID = {
     "trainer_state.json": json.dumps({"log_history": [{"step": 1, "reward": 0.5}, {"step": 2, "reward": 0.6}]}),
@@ -24,6 +24,11 @@ VALID = {
     "nvidia-smi.csv": "timestamp, utilization.gpu [%]\n2024/01/01 00:00:00.000, 50 %\n",
     "step_logs.json": json.dumps([{"step": 1, "loss": 0.1}]),
     "out.txt": "[Step 1/10] loss=0.1 reward_avg=0.5\n",
+    "history.json": json.dumps({"history": [{"grpo_step": 1, "reward": 0.5}, {"grpo_step": 2, "reward": 0.6}]}),
+    "train.ipynb": json.dumps({"cells": [{"cell_type": "code", "outputs": [{
+        "output_type": "display_data",
+        "data": {"text/html": "<table><tr><th>Step</th><th>reward</th></tr><tr><td>1</td><td>0.5</td></tr></table>"},
+    }]}]}),
 }
 
 

@@ -88,6 +88,93 @@ EXPECTED = {
         ("time_generation_s", "train"): (435, 0, 434),
         ("reward_mean", "eval"): (43, 9, 429),
     }),
+    # ---- added 2026-11-26: hand-written loops, MiniMind, Monarch, W&B folders, notebooks, logs pasted into Markdown
+    # Epoch:[1/1](i/500) lines; Correct is a fraction correct in the group (train accuracy), Fmt a format rate.
+    "grpo-minimind30m-gsm8k-coicozoi": (None, "grpo", 500, {
+        ("reward_mean", "train"): (500, 1, 500),
+        ("kl", "train"): (500, 1, 500),
+        ("response_length_mean", "train"): (500, 1, 500),
+        ("pg_loss", "train"): (500, 1, 500),
+        ("advantage_std", "train"): (500, 1, 500),
+        ("lr", "train"): (500, 1, 500),
+    }),
+    # Event log keyed by grpo_step: 200 rollout + 200 train rows, 41 evals at 0, 5, ..., 200 (not row numbers).
+    "grpo-qwen25math15b-math-lr1e5-shibukizero": (None, "grpo", 200, {
+        ("reward_mean", "train"): (200, 1, 200),
+        ("reward_std", "train"): (200, 1, 200),
+        ("entropy", "train"): (200, 1, 200),
+        ("response_length_mean", "train"): (200, 1, 200),
+        ("grad_norm", "train"): (200, 1, 200),
+        ("accuracy", "eval"): (41, 0, 200),
+        ("reward_mean", "eval"): (41, 0, 200),
+    }),
+    # The console log holds histograms only; the CSV re-typed from it (kind column, optimizer_step) is read.
+    # No total reward is logged: answer_reward (= the r1_zero reward) stands in, as the warning says.
+    "grpo-qwen25math15b-gsm8k-interrupted-damek": (None, None, 44, {
+        ("reward_mean", "train"): (45, 0, 44),
+        ("reward_component/answer_mean", "train"): (45, 0, 44),
+        ("reward_component/format_mean", "train"): (45, 0, 44),
+        ("reward_mean", "eval"): (9, 1, 41),
+        ("reward_component/format_mean", "eval"): (9, 1, 41),
+    }),
+    # split: train / val rows; the val rows' lengths are characters of held-out answers, never train lengths.
+    "grpo-lr2e5-olmo2-1b-gsm8k-taogerxu": (None, None, 200, {
+        ("reward_mean", "train"): (200, 1, 200),
+        ("reward_component/format_mean", "train"): (200, 1, 200),
+        ("reward_component/answer_mean", "train"): (200, 1, 200),
+        ("entropy", "train"): (200, 1, 200),
+        ("grad_norm", "train"): (200, 1, 200),
+        ("accuracy", "eval"): (22, 0, 200),
+        ("response_length_mean", "eval"): (22, 0, 200),
+    }),
+    "grpo-qwen-gsm8k-monarch-harishvs": (None, None, 232, {
+        ("reward_mean", "train"): (233, 0, 232),
+        ("kl", "train"): (233, 0, 232),
+        ("pg_loss", "train"): (233, 0, 232),
+        ("clip_ratio_region", "train"): (233, 0, 232),
+        ("grad_norm", "train"): (233, 0, 232),
+        ("time_step_s", "train"): (233, 0, 232),
+    }),
+    "nb-grpo-phi4-14b-gsm8k-unsloth": (None, "grpo", 100, {
+        ("reward_mean", "train"): (100, 1, 100),
+        ("reward_std", "train"): (100, 1, 100),
+        ("kl", "train"): (100, 1, 100),
+        ("loss", "train"): (100, 1, 100),  # the table's "Training Loss"
+        ("response_length_mean", "train"): (100, 1, 100),
+    }),
+    "ppo-qwen25-05b-emoji-rmb-chiswsz": ("trl", "ppo", 500, {
+        ("reward_mean", "train"): (500, 1, 500),
+        ("kl", "train"): (500, 1, 500),
+        ("value_loss", "train"): (500, 1, 500),
+        ("entropy", "train"): (500, 1, 500),
+        ("value_clip_ratio", "train"): (500, 1, 500),
+    }),
+    # metrics.csv / eval.csv carry the steps extract.py gave the dicts (1, 10, ..., 370; evals 50..350); the
+    # transcribed dicts alone have no steps, so that file is set aside as a copy.
+    "trl-dpo-llama31-8b-kpastrology-igabhix001": ("trl", "dpo", 370, {
+        ("loss", "train"): (38, 1, 370),
+        ("pref_margin", "train"): (38, 1, 370),
+        ("pref_accuracy", "train"): (38, 1, 370),
+        ("logps_chosen", "train"): (38, 1, 370),
+        ("loss", "eval"): (7, 50, 350),
+        ("pref_margin", "eval"): (7, 50, 350),
+    }),
+    "trl-grpo-qwen3-4b-coder-samyakshrestha": ("trl", "grpo", 1130, {
+        ("reward_mean", "train"): (226, 5, 1130),
+        ("kl", "train"): (226, 5, 1130),
+        ("response_length_mean", "train"): (226, 5, 1130),
+        ("reward_zero_std_frac", "train"): (226, 5, 1130),
+        ("reward_component/correctness_reward_func_mean", "train"): (226, 5, 1130),
+        ("reward_component/format_reward_func_mean", "train"): (226, 5, 1130),
+    }),
+    # phase: train on every row; loss_kl is the (negative-drifting) KL term, loss_pg the policy loss.
+    "grpo-qwen-05b-queryrewrite-chaoheng666": (None, "grpo", 100, {
+        ("reward_mean", "train"): (100, 1, 100),
+        ("kl", "train"): (100, 1, 100),
+        ("pg_loss", "train"): (100, 1, 100),
+        ("advantage_std", "train"): (100, 1, 100),
+        ("loss", "train"): (100, 1, 100),
+    }),
 }
 for _seed in ("rho0.1-s43", "rho0.5-s43", "rho1.0-s42", "rho1.0-s43", "rho1.5-s44", "rho3.0-s44"):
     EXPECTED[f"trl-grpo-q7b-{_seed}"] = ("trl", "grpo", 200, {
@@ -135,3 +222,30 @@ def test_verl_scaled_learning_rate(real_runs):
 def test_dpo_nan_grad_norm_is_counted(real_runs):
     run = load_run(real_runs / "trl-dpo-qwen25-05b-orca-pairs")
     assert run.nonfinite_steps("grad_norm") == [1, 2, 18, 74]
+
+
+def test_folders_say_which_file_was_read_and_which_was_not(real_runs):
+    damek = load_run(real_runs / "grpo-qwen25math15b-gsm8k-interrupted-damek")
+    assert [(s.path, s.used) for s in damek.sources] == [("metrics.csv", True)]
+    assert any(i.startswith("grpo_train_loop_log.txt: no training metrics found") for i in damek.ignored)
+    assert any("no total reward is logged; read `rollout/answer_reward`" in w for w in damek.warnings)
+
+    dpo = load_run(real_runs / "trl-dpo-llama31-8b-kpastrology-igabhix001")
+    (copy,) = [s for s in dpo.sources if not s.used]
+    assert copy.path == "raw/logs_runpod_dpo_metric_lines.txt"
+    assert "same values as metrics.csv but at other steps" in (copy.reason or "")
+
+    minimind = load_run(real_runs / "grpo-minimind30m-gsm8k-coicozoi")
+    assert [s.format for s in minimind.sources] == ["console_lines"]
+    assert minimind.facts.planned_total_steps == 500
+
+    notebook = load_run(real_runs / "nb-grpo-phi4-14b-gsm8k-unsloth")
+    assert {s.path: s.format for s in notebook.sources} == {"metrics.csv": "csv", "raw-output.txt": "console_table"}
+
+
+def test_event_log_evals_are_at_their_grpo_steps(real_runs):
+    run = load_run(real_runs / "grpo-qwen25math15b-math-lr1e5-shibukizero")
+    accuracy = run.series("accuracy", "eval")
+    assert accuracy.index.tolist() == list(range(0, 201, 5))
+    assert accuracy[195] == pytest.approx(0.677734375)  # the author's best, "67.77% at step 195"
+    assert run.nonfinite.empty  # clip_fraction, approx_kl, reference_kl are null on every row: not logged

@@ -18,7 +18,7 @@ from assessor.errors import NoMetricsError, RunNotFoundError, UnreadableSourceEr
 from assessor.ingest.base import Reader, SourceData, read_head
 from assessor.ingest.discover import Discovery, discover
 from assessor.ingest.facts import read_config_file
-from assessor.ingest.normalize import NormalizedSource, merge_pieces, normalize_source
+from assessor.ingest.normalize import NormalizedSource, merge_sources, normalize_source
 from assessor.run import NONFINITE_COLUMNS, Run, RunFacts, Sample, SourceInfo
 
 if TYPE_CHECKING:
@@ -29,7 +29,9 @@ READERS: dict[str, str] = {
     "trl_state": "assessor.ingest.trl_state",
     "nvidia_smi": "assessor.ingest.nvidia_smi",
     "csv": "assessor.ingest.csv_log",
+    "json": "assessor.ingest.json_doc",
     "jsonl": "assessor.ingest.jsonl",
+    "notebook": "assessor.ingest.notebook",
     "console": "assessor.ingest.console",
     "tensorboard": "assessor.ingest.tensorboard",
     "mlflow": "assessor.ingest.mlflow",
@@ -37,14 +39,18 @@ READERS: dict[str, str] = {
     "trackio": "assessor.ingest.trackio",
     "wandb": "assessor.ingest.wandb",
 }
-_SNIFFED = ("mlflow_sql", "trackio", "trl_state", "nvidia_smi", "csv", "jsonl", "console")
+# Every reader whose sniff accepts a file is tried, in this order, until one reads it.
+_SNIFFED = ("mlflow_sql", "trackio", "notebook", "trl_state", "nvidia_smi", "csv", "json", "jsonl", "console")
+# A file these readers could not read is usually no metric log at all (a README, a data table, a summary): it is
+# listed with its reason among the ignored files rather than warned about.
+_QUIET = frozenset({"console", "csv", "json", "notebook"})
 # Readers of folders and databases, whose file fingerprint does not change when a live run appends: never cached.
 _UNCACHED = frozenset({"mlflow", "mlflow_sql", "trackio"})
 
 # Facts stated in configs beat facts read off logs; both beat inference.
 _FACT_PRIORITY = {
     "config": 0, "trl_state": 1, "hf_log_list": 1, "mlflow": 1, "mlflow_sql": 1, "trackio": 1, "tensorboard": 2,
-    "jsonl": 2, "wandb": 2, "csv": 3,
+    "jsonl": 2, "wandb": 2, "json": 3, "csv": 3, "notebook": 3,
 }
 
 
@@ -85,13 +91,17 @@ def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
 
     normalize = cache.normalized if cache is not None else normalize_source
     normalized = [normalize(data, found.rel(data.path)) for data in datas]
-    metrics, overlap_notes = merge_pieces(normalized)
-    sources = [_source_info(n, data, found) for n, data in zip(normalized, datas, strict=True)]
-    warnings.extend(overlap_notes)
+    merged = merge_sources(normalized)
+    metrics = merged.metrics
+    sources = [_source_info(n, data, found, merged.unused) for n, data in zip(normalized, datas, strict=True)]
+    warnings.extend(merged.notes)
     for source in normalized:
         warnings.extend(source.warnings)
     if metrics.empty:
         raise NoMetricsError(_nothing_readable_message(root, found, warnings, ignored))
+    choice = _choice_summary(sources, ignored)
+    if choice:
+        warnings.insert(0, choice)
 
     nonfinite = _nonfinite(normalized)
     warnings.extend(_nonfinite_warnings(nonfinite))
@@ -160,15 +170,29 @@ def _read_all(
         if read is not None:
             datas.append(read)
     for path in found.files:
-        head = read_head(path)
-        for reader_name in _SNIFFED:
-            if get_reader(reader_name).sniff(path, head):
-                # Plain text logs are often not metric logs at all: say so quietly.
-                read = attempt(reader_name, path, quiet=reader_name == "console")
-                if read is not None:
-                    datas.append(read)
-                break
+        read = _read_file(path, warnings, ignored, cache)
+        if read is not None:
+            datas.append(read)
     return datas
+
+
+def _read_file(path: Path, warnings: list[str], ignored: list[str], cache: IngestCache | None) -> SourceData | None:
+    """The file read by the first reader that understands it; one reader failing never hides another."""
+    head = read_head(path)
+    failures: list[tuple[str, str]] = []
+    for reader_name in _SNIFFED:
+        if not get_reader(reader_name).sniff(path, head):
+            continue
+        try:
+            return _read(reader_name, path, cache)
+        except UnreadableSourceError as error:
+            failures.append((reader_name, str(error)))
+    if failures:
+        # The most general reader tried last knows best what the file is not (a `.log` whose first line is
+        # JSON is a console log more often than a JSON-lines file).
+        reader_name, message = failures[-1]
+        (ignored if reader_name in _QUIET else warnings).append(message)
+    return None
 
 
 def _read(reader_name: str, path: Path, cache: IngestCache | None) -> SourceData:
@@ -195,7 +219,7 @@ def _trainer_states(found: Discovery, warnings: list[str], cache: IngestCache | 
             warnings.append(f"{error} (trying the previous checkpoint)")
 
 
-def _source_info(source: NormalizedSource, data: SourceData, found: Discovery) -> SourceInfo:
+def _source_info(source: NormalizedSource, data: SourceData, found: Discovery, unused: dict[str, str]) -> SourceInfo:
     steps = [int(p.steps[0]) for p in source.pieces if len(p.steps)] + [
         int(p.steps[-1]) for p in source.pieces if len(p.steps)
     ]
@@ -207,7 +231,29 @@ def _source_info(source: NormalizedSource, data: SourceData, found: Discovery) -
     return SourceInfo(
         path=source.source, format=data.format if data.format else source.format, keys=keys, points=points,
         first_step=min(steps) if steps else None, last_step=max(steps) if steps else None, notes=source.notes,
+        used=source.source not in unused, reason=unused.get(source.source),
     )
+
+
+def _choice_summary(sources: list[SourceInfo], ignored: list[str]) -> str | None:
+    """One line saying which files of several were used and which were not, with the short reason why.
+
+    Only when a file could not be read: a file read but superseded (TRL's event file beside its trainer state)
+    is the usual case, said in `sources` and in the note on overlapping metrics.
+    """
+    unused = [s for s in sources if not s.used]
+    if not sources or not ignored:
+        return None
+    used = [s.path for s in sources if s.used]
+    skipped = [f"{s.path} ({_short(s.reason or 'not needed')})" for s in unused]
+    skipped += [f"{path} ({_short(reason)})" for path, _, reason in (item.partition(": ") for item in ignored)]
+    return f"read {len(used)} of {len(sources) + len(ignored)} files: used {', '.join(used) or 'none'}; " \
+        f"not used: {', '.join(skipped)}"
+
+
+def _short(reason: str) -> str:
+    """A reason's first clause (what was wrong), without the fix and examples that follow it."""
+    return reason.split(";")[0].split(" (")[0].rstrip(".")
 
 
 def _nonfinite(sources: list[NormalizedSource]) -> pd.DataFrame:
@@ -373,8 +419,10 @@ def _check_facts(facts: RunFacts, metrics: pd.DataFrame, warnings: list[str]) ->
 
 def _nothing_readable_message(root: Path, found: Discovery, warnings: list[str], ignored: list[str]) -> str:
     problems = warnings + ignored
-    if problems:
-        return problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more problems)"
+    if len(problems) == 1:
+        return problems[0]
+    if problems:  # every file tried, with its reason, on one line
+        return f"{root}: no metrics in any of the {len(problems)} files tried: " + " | ".join(problems)
     if found.checkpoints:
         return (
             f"{root}: found {len(found.checkpoints)} checkpoints but no metric logs; keep `trainer_state.json` in "

@@ -1,11 +1,18 @@
 """One table from framework metric keys to canonical names.
 
 Every reader hands us the keys exactly as the framework wrote them; `resolve` turns one key into a
-canonical metric name, a split (train or eval) and a unit conversion. Keys we do not know pass through
-under their own name (minus a `train/` prefix, so TensorBoard and JSON copies of one key still meet),
-unless their words clearly name a metric we diagnose (`guess.guess_metric`: `avg_reward`, `mean_len`); such a
-guess is marked (`Resolved.own_name`) so `normalize` can drop it when a listed key says the same and report it
-otherwise.
+canonical metric name, a split (train or eval) and a unit conversion. It tries, in order:
+
+1. the key as written, then its normal form (`normal_form`: lower case, `_` for spaces, no spaces around `/`),
+   so that a notebook's `Training Loss` or `Rewards / Accuracies` meets `training_loss` and `rewards/accuracies`;
+2. the exact name in the table, framework patterns (`rewards/<fn>/mean`, verl validation keys, OpenRLHF eval
+   keys) and a row-kind prefix (`rollout/reward`, `val/accuracy`: see `KIND_WORDS`);
+3. its last path segments (`metrics/reward` is `reward`), unless the key sits under a framework's own prefix;
+4. its words (`guess.guess_metric`: `avg_reward`, `mean_len`, `format_reward`). Such a guess is marked
+   (`Resolved.own_name`) so `normalize` can drop it when a listed key says the same and report it otherwise.
+
+Keys we do not know pass through under their own name (minus a `train/` prefix, so TensorBoard and JSON
+copies of one key still meet).
 
 Sources for the names: `../shared/reference/metrics-and-formats.md` (TRL, verl, OpenRLHF, NeMo-RL, the
 reasoning-from-scratch CSVs), checked against each framework's source.
@@ -14,7 +21,7 @@ reasoning-from-scratch CSVs), checked against each framework's source.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from assessor.ingest.guess import STAT_WORDS, guess_metric
@@ -37,7 +44,9 @@ CANONICAL: dict[str, tuple[str, ...]] = {
     "reward_group_std_mean": ("group_reward_std",),
     "reward_zero_std_frac": ("frac_reward_zero_std",),
     "reward_kl_penalty": ("objective/non_score_reward", "ppo/mean_non_score_reward"),
-    "advantage_mean": ("critic/advantages/mean", "adv_avg", "ppo/policy/advantages_mean", "advantages/mean"),
+    "advantage_mean": (
+        "critic/advantages/mean", "adv_avg", "adv_mean", "ppo/policy/advantages_mean", "advantages/mean",
+    ),
     "advantage_std": ("adv_std",),
     "advantage_max": ("critic/advantages/max", "advantages/max"),
     "advantage_min": ("critic/advantages/min", "advantages/min"),
@@ -47,7 +56,7 @@ CANONICAL: dict[str, tuple[str, ...]] = {
     # --- KL and policy movement
     "kl": (
         "kl", "objective/kl", "actor/kl_loss", "actor/reward_kl_penalty", "critic/kl", "kl_penalty",
-        "kl_loss",
+        "kl_loss", "loss_kl",
     ),
     "kl_coef": ("objective/kl_coef", "actor/kl_coef", "actor/reward_kl_penalty_coeff", "critic/kl_coeff"),
     "policy_shift_kl": ("policy/approxkl_avg", "ppo/policy/approxkl", "actor/ppo_kl", "ppo_kl"),
@@ -57,7 +66,7 @@ CANONICAL: dict[str, tuple[str, ...]] = {
     ),
     "clip_ratio_region": (
         "clip_ratio/region_mean", "clip_ratio", "policy/clipfrac_avg", "ppo/policy/clipfrac",
-        "actor/pg_clipfrac", "ppo_clip_ratio",
+        "actor/pg_clipfrac", "ppo_clip_ratio", "clip_fraction",
     ),
     "clip_ratio_low": ("clip_ratio/low_mean",),
     "clip_ratio_high": ("clip_ratio/high_mean",),
@@ -70,13 +79,14 @@ CANONICAL: dict[str, tuple[str, ...]] = {
         "gen_kl_error", "token_mult_prob_error",
     ),
     # --- losses and optimisation
-    "loss": ("loss", "ppo/loss/total"),
-    "pg_loss": ("policy_loss", "loss/policy_avg", "ppo/loss/policy", "actor/pg_loss"),
+    # `training_loss`: the HF notebook progress table's "Training Loss" column.
+    "loss": ("loss", "ppo/loss/total", "training_loss"),
+    "pg_loss": ("policy_loss", "loss/policy_avg", "ppo/loss/policy", "actor/pg_loss", "loss_pg", "actor_loss"),
     "value_loss": ("loss/value_avg", "ppo/loss/value", "critic/vf_loss", "critic_loss"),
     "value_clip_ratio": ("critic/vf_clipfrac", "val/clipfrac_avg", "ppo/val/clipfrac"),
     "value_explained_var": ("critic/vf_explained_var", "ppo/val/var_explained"),
     "value_mean": ("critic/values/mean", "critic/vpred_mean", "values", "ppo/val/mean"),
-    "grad_norm": ("grad_norm", "actor/grad_norm", "actor_grad_norm"),
+    "grad_norm": ("grad_norm", "actor/grad_norm", "actor_grad_norm", "gradient_norm"),
     "critic_grad_norm": ("critic/grad_norm", "critic_grad_norm"),
     "lr": ("learning_rate", "lr", "ppo/learning_rate", "actor/lr", "actor_lr"),
     "critic_lr": ("critic/lr", "critic_lr"),
@@ -104,9 +114,11 @@ CANONICAL: dict[str, tuple[str, ...]] = {
     "mfu": ("perf/mfu/actor",),
     "time_step_s": (
         "step_time", "timing_s/step", "perf/time_per_step", "timing/step_total", "timing/step",
-        "timing/train/total_step_time", "time/ppo/total",
+        "timing/train/total_step_time", "time/ppo/total", "step_seconds", "step_time_seconds",
     ),
-    "time_generation_s": ("timing_s/gen", "timing/gen", "timing/generation", "timing/train/generation"),
+    "time_generation_s": (
+        "timing_s/gen", "timing/gen", "timing/generation", "timing/train/generation", "rollout_seconds",
+    ),
     "time_update_s": (
         "timing_s/update_actor", "timing/update_actor", "timing/ppo_train", "timing/train/policy_training",
         "time/ppo/optimize_step",
@@ -167,6 +179,8 @@ KNOWN_PASSTHROUGH: frozenset[str] = frozenset({
     "runtime", "samples_per_second", "steps_per_second", "entropy_coef", "aux_loss", "nll_loss",
     "cispo_clip_ratio", "policy_ratio", "kl_coef", "total_length", "ptx_loss", "logprobs_diff",
     "loss_mean", "acc_mean", "generated_samples",
+    # TRL PPOTrainer's `val/` keys are about the value head and ratios, not a validation split
+    "val/num_eos_tokens", "val/ratio_var",
     # HF Trainer and TRL (`beta` is online DPO's logged coefficient, never a KL value)
     "num_input_tokens_seen", "beta",
     # OpenRLHF (`eval_num_samples` once the eval prefix is off)
@@ -193,6 +207,18 @@ for _canonical, _keys in CANONICAL.items():
 for _canonical in CANONICAL:
     _ALIASES.setdefault(_canonical, _canonical)
 
+# Words that name the kind of row a metric came from, as the first segment of a key: a table's `type`, `kind`,
+# `split` or `phase` column gives keys like `rollout/reward` or `val/accuracy` (see `assessor.ingest.tables`).
+# Held-out kinds put the metric in the eval split. `eval/` and `test/` are read above with the framework prefixes.
+HELD_OUT_KINDS: frozenset[str] = frozenset({
+    "eval", "evaluation", "val", "valid", "validation", "test", "dev", "heldout", "holdout",
+})
+KIND_WORDS: frozenset[str] = HELD_OUT_KINDS | {"train", "rollout", "rollouts"}
+# The held-out loss as notebooks (`Validation Loss`) and Keras-style scripts name it.
+HELD_OUT_LOSSES: frozenset[str] = frozenset({"validation_loss", "val_loss"})
+
+_SPACES_AROUND_SLASH = re.compile(r"\s*/\s*")
+_SPACES = re.compile(r"\s+")
 _SCALE_SUFFIX = re.compile(r"^(?P<base>.+)\((?P<scale>[0-9.]+e[-+]?\d+)\)$")
 _REWARD_FN = re.compile(r"^rewards/(?P<fn>.+?)(?:/(?P<stat>mean|std))?$")
 # verl's MLflow logger writes `@` as `_at_` (MLflow rejects `@` in metric keys).
@@ -225,8 +251,20 @@ class Resolved:
     own_name: str | None = None
 
 
+def normal_form(key: str) -> str:
+    """A key as people type it, in the form our table lists: lower case, `_` for spaces, no spaces around `/`.
+
+    >>> normal_form("Rewards / Accuracies"), normal_form("Training Loss"), normal_form("KL_ref")
+    ('rewards/accuracies', 'training_loss', 'kl_ref')
+    """
+    return _SPACES.sub("_", _SPACES_AROUND_SLASH.sub("/", key.strip())).lower()
+
+
 def resolve(key: str) -> Resolved | None:
     """Map one raw metric key to its canonical meaning; None for counters and run summaries.
+
+    The key as written is tried first, then its normal form (`normal_form`); a listed meaning of either beats a
+    guess from the words (see the module docstring for the order).
 
     >>> resolve("train/rewards/accuracy_reward/mean")  # doctest: +ELLIPSIS
     Resolved(metric='reward_component/accuracy_reward_mean', split='train', scale=1.0, percent=False, known=True, ...)
@@ -234,12 +272,29 @@ def resolve(key: str) -> Resolved | None:
     ('reward_mean', 'eval')
     >>> resolve("train/avg_reward").metric, resolve("train/avg_reward").own_name
     ('reward_mean', 'avg_reward')
+    >>> resolve("Rewards / Margins").metric, resolve("val/accuracy").split
+    ('pref_margin', 'eval')
     """
     k = key.strip()
     scale = 1.0
     match = _SCALE_SUFFIX.match(k)
     if match:
         k, scale = match["base"], float(match["scale"])
+    written = _resolve(k, scale)
+    if written is None or written.known:
+        return written
+    normal = normal_form(k)
+    if normal == k:
+        return written
+    typed = _resolve(normal, scale)
+    if typed is None or typed.known:
+        return typed
+    if written.own_name is None and typed.own_name is not None:
+        return replace(typed, own_name=k)  # guessed from the normal form; kept under the name as written otherwise
+    return written
+
+
+def _resolve(k: str, scale: float) -> Resolved | None:
     if k in NOT_METRICS:
         return None
     split: Split = "train"
@@ -267,6 +322,8 @@ def resolve(key: str) -> Resolved | None:
             return Resolved("response_length_mean", "eval", scale)
     elif k.startswith(("val-core/", "val-aux/", "val/test_score/")):
         return _verl_validation(k, scale)
+    elif k in HELD_OUT_LOSSES:
+        return Resolved("loss", "eval", scale)
     if k in NOT_METRICS:
         return None
     if k in _ALIASES:
@@ -280,14 +337,40 @@ def resolve(key: str) -> Resolved | None:
         return Resolved(f"reward_component/{fn_match['fn']}_{stat}", split, scale)
     if k.endswith("_reward_avg"):  # reasoning-from-scratch: format_reward_avg
         return Resolved(f"reward_component/{k[: -len('_reward_avg')]}_mean", split, scale)
-    # `rewards/mean` reaches here (not a reward function): it is for the guess, despite its known prefix.
-    if k in KNOWN_PASSTHROUGH or (k.startswith(KNOWN_PASSTHROUGH_PREFIXES) and not fn_match):
+    if k in KNOWN_PASSTHROUGH:
         return Resolved(k, split, scale)
+    kind, sep, rest = k.partition("/")
+    if sep and kind.lower() in KIND_WORDS:
+        return _of_kind(k, kind.lower(), rest, split, scale)
+    # `rewards/mean` reaches here (not a reward function): it is for the guess, despite its known prefix.
+    if k.startswith(KNOWN_PASSTHROUGH_PREFIXES) and not fn_match:
+        return Resolved(k, split, scale)
+    parts = k.split("/")
+    for start in range(1, len(parts)):  # `metrics/reward`, `grpo/policy/kl`: the last segments name the metric
+        tail = "/".join(parts[start:])
+        if tail in _ALIASES:
+            where: Split = "eval" if _ALIASES[tail] == "accuracy" else split
+            return Resolved(_ALIASES[tail], where, scale, known=False, own_name=k)
     guess = guess_metric(k)
     if guess is not None:
         where = "eval" if guess.held_out else split
         return Resolved(guess.metric, where, scale, percent=guess.percent, known=False, own_name=k)
     return Resolved(k, split, scale, known=False)
+
+
+def _of_kind(key: str, kind: str, rest: str, split: Split, scale: float) -> Resolved | None:
+    """`<kind>/<metric>` as a row-kind column makes it (`rollout/reward`, `val/accuracy`): the metric, in its split.
+
+    A metric that keeps its own name keeps the kind too, so `rollout/n` and `eval/n` stay apart.
+    """
+    inner = _resolve(rest, scale)
+    if inner is None:
+        return None
+    where: Split = "eval" if kind in HELD_OUT_KINDS else inner.split if split == "train" else split
+    own = key if inner.own_name is not None else None
+    if inner.metric == rest and inner.metric not in CANONICAL:
+        return replace(inner, metric=key, split=where, own_name=own)
+    return replace(inner, split=where, own_name=own)
 
 
 def _verl_validation(key: str, scale: float) -> Resolved:

@@ -39,6 +39,9 @@ class SourceData:
         notes: what the reader did that a user may want to know (e.g. how steps were inferred).
         gpu: nvidia-smi style telemetry (`time`, `device`, `field`, `value`), if the file holds some.
         gpu_devices: device index -> GPU name.
+        samples: completions the file holds.
+        steps_inferred: how the steps were worked out when the file does not state them (row order, one
+            printed dict per step), else None; a file with its own steps is preferred over such a copy.
     """
 
     path: Path
@@ -50,6 +53,7 @@ class SourceData:
     gpu: pd.DataFrame | None = None
     gpu_devices: dict[int, str] = field(default_factory=dict)
     samples: list[Sample] = field(default_factory=list)
+    steps_inferred: str | None = None
 
     def carries_end_of_training(self) -> bool:
         """Whether the file holds the trainer's end-of-training summary (`train_runtime`, ...).

@@ -35,7 +35,7 @@ _NOT_LOGS = frozenset({
     "preprocessor_config.json", "chat_template.json", "adapter_config.json", "model.safetensors.index.json",
     "wandb-metadata.json", "wandb-summary.json", "README.md",
 })
-_TEXT_SUFFIXES = frozenset({".json", ".jsonl", ".csv", ".tsv", ".log", ".txt", ".out", ".err"})
+_TEXT_SUFFIXES = frozenset({".json", ".jsonl", ".csv", ".tsv", ".log", ".txt", ".out", ".err", ".ipynb"})
 
 
 @dataclass

@@ -33,6 +33,7 @@ STAT_WORDS = MEAN | STD | MAX | MIN
 WHERE = frozenset({"train", "training", "batch", "step", "rollout", "rollouts"})
 
 LENGTH = frozenset({"len", "length", "lengths"})
+LENGTH_UNITS = frozenset({"token", "tokens", "tok", "toks"})  # `avg_response_token_length`: the unit, not a count
 RESPONSE = frozenset({
     "response", "responses", "completion", "completions", "gen", "generation", "generated", "output", "outputs",
     "answer", "answers",
@@ -122,7 +123,7 @@ def _response_length(tokens: list[str]) -> Guess | None:
     if split is None:
         return None
     stat, rest = split
-    if not set(rest) & LENGTH or not set(rest) <= LENGTH | RESPONSE | WHERE:
+    if not set(rest) & LENGTH or not set(rest) <= LENGTH | LENGTH_UNITS | RESPONSE | WHERE:
         return None
     has_context = bool(set(rest) & RESPONSE)
     if stat in (None, "mean"):
@@ -193,7 +194,7 @@ def _kl(tokens: list[str]) -> Guess | None:
 ACCURACY_CORE = frozenset({"accuracy", "acc", "exact", "em", "correct", "correctness", "solved", "solve", "pass"})
 # Words that only say which held-out split, or which pass@k, the number is.
 ACCURACY_OTHER = frozenset({"match", "rate", "at", "k", "1", "heldout", "held", "out", "holdout", "test", "val",
-                            "validation", "dev"})
+                            "validation", "dev", "answer", "answers"})
 
 
 def _accuracy(tokens: list[str]) -> Guess | None:
@@ -210,7 +211,34 @@ def _accuracy(tokens: list[str]) -> Guess | None:
     return Guess("pass_at_k" if "pass" in rest else "accuracy", "accuracy words", held_out=held_out)
 
 
-_RULES = (_reward, _response_length, _prompt_length, _truncation, _entropy, _kl, _accuracy)
+# Words before `reward` that do not name a reward function: a total, a split, a transform, or KL shaping.
+_NOT_A_FUNCTION_WORD = STAT_WORDS | WHERE | frozenset({
+    "total", "sum", "overall", "all", "final", "episode", "env", "kl", "val", "validation", "test", "eval", "heldout",
+    "model", "rm", "raw", "shaped", "scaled", "normalized", "norm", "cumulative", "discounted", "per", "sample",
+})
+
+
+def _named_reward(tokens: list[str]) -> Guess | None:
+    """`format_reward`, `mean_answer_reward`, `format_reward_std`: one reward function's score, by its name.
+
+    The name is the words before `reward`; a statistic (mean or std) may come first or last.
+    """
+    body = list(tokens)
+    stat = "mean"
+    for end in (0, -1):
+        if body and body[end] in MEAN | STD:
+            stat = "std" if body[end] in STD else "mean"
+            body.pop(end)
+            break
+    if len(body) < 2 or body[-1] not in ("reward", "rewards"):
+        return None
+    name = body[:-1]
+    if any(w in _NOT_A_FUNCTION_WORD or w in ("reward", "rewards") or w.isdigit() for w in name):
+        return None
+    return Guess(f"reward_component/{'_'.join(name)}_{stat}", "reward function words")
+
+
+_RULES = (_reward, _response_length, _prompt_length, _truncation, _entropy, _kl, _accuracy, _named_reward)
 
 _COMPONENT = re.compile(r"^rewards?/(?P<fn>[A-Za-z0-9_.\-]+)(?:/(?P<stat>mean|std))?$")
 # `reward/total` or `reward/mean` are the total reward, not a reward function called "total" or "mean".

@@ -1,7 +1,9 @@
 """JSON-lines metric logs: verl's file logger, OpenRLHF-style dumps, generic `{"step": N, ...}` lines.
 
 verl writes `{"step": N, "data": {...}}` (NaN as null, and it overwrites the file on restart); others
-write flat objects with a step key. NaN may appear as null, "NaN" or a bare NaN token.
+write flat objects with a step key, or event logs whose rows of several types (`{"type": "rollout", ...}`,
+`{"type": "eval", ...}`) share one step key such as `grpo_step` (see `assessor.ingest.tables`). NaN may appear
+as null, "NaN" or a bare NaN token.
 """
 
 from __future__ import annotations
@@ -14,12 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from assessor.errors import UnreadableSourceError
-from assessor.ingest.base import RecordBuilder, SourceData, empty_raw_frame, parse_number
+from assessor.ingest.base import SourceData, empty_raw_frame, parse_number
+from assessor.ingest.tables import RowTable, step_rank
 from assessor.run import Sample
 
-# Most trustworthy first: the trainer's own step beats W&B's `_step` (old clients' wandb-history.jsonl), which
-# counts log calls and keeps counting after a resume.
-_STEP_KEYS = ("train/global_step", "trainer/global_step", "global_step", "step", "iteration", "iter", "it", "_step")
 # Rollout dumps (verl `rollout_data_dir/<step>.jsonl`, NeMo-RL `train_data_step<N>.jsonl`, generic): the text
 # of a completion under one of these keys means the file holds samples, not metrics.
 _COMPLETION_KEYS = ("output", "completion", "response", "generated_text", "content")
@@ -36,12 +36,12 @@ class JsonlReader:
     name = "jsonl"
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        """`.jsonl` files, or `.json`/`.log` files whose first line is a JSON object with a step."""
+        """`.jsonl` files, or `.json`/`.log`/`.txt` files whose first two lines are JSON objects."""
         if path.suffix == ".jsonl":
             return True
-        first = head.split(b"\n", 1)[0].strip()
-        return path.suffix in (".json", ".log", ".txt") and first.startswith(b"{") and first.endswith(b"}") \
-            and any(f'"{k}"'.encode() in first for k in _STEP_KEYS)
+        lines = head.split(b"\n", 2)[:2]
+        return path.suffix in (".json", ".log", ".txt") and len(lines) == 2 and all(
+            line.strip().startswith(b"{") for line in lines) and lines[0].strip().endswith(b"}")
 
     def read(self, path: Path) -> SourceData:
         """Read the file line by line; a half-written last line is skipped with a warning."""
@@ -65,7 +65,7 @@ class JsonlParse:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.builder = RecordBuilder()
+        self.table = RowTable(path.name)
         self.bad_lines: list[int] = []
         self.last_line = 0
         self.rows = 0
@@ -88,10 +88,7 @@ class JsonlParse:
             if self.rows == 0 and _is_sample(record):
                 self.first_sample = record
                 return True
-            step, metrics = _split_record(record)
-            if step is None:
-                step = self.rows + 1
-            self.builder.add_row(step, metrics, skip=_STEP_KEYS)
+            self.table.add(_flat_record(record))
             self.rows += 1
         return False
 
@@ -114,15 +111,16 @@ class JsonlParse:
                 f"{path}: no JSON metric records found; expected one object per line such as "
                 '{"step": 1, "reward": 0.5}'
             )
-        builder = self.builder
-        if builder.non_numeric:
-            warnings.append(f"{path.name}: non-numeric values ignored for {sorted(builder.non_numeric)[:8]}")
+        built = self.table.build()
+        warnings.extend(built.warnings)
+        if built.frame.empty:
+            raise UnreadableSourceError(f"{path}: no numeric values in its JSON records; nothing to read as metrics")
         facts: dict[str, tuple[Any, str]] = {}
-        frame = builder.build()
-        raw_keys = {str(k) for k in frame["key"].cat.categories}
+        raw_keys = {str(k) for k in built.frame["key"].cat.categories}
         if any(k.startswith(("critic/score/", "actor/pg_loss", "timing_s/")) for k in raw_keys):
             facts["framework"] = ("verl", f"{path.name}: metric keys")
-        return SourceData(path=path, format="jsonl", frame=frame, facts=facts, warnings=warnings)
+        return SourceData(path=path, format="jsonl", frame=built.frame, facts=facts, warnings=warnings,
+                          notes=built.notes, steps_inferred=built.steps_inferred)
 
 
 def _is_sample(record: dict[str, Any]) -> bool:
@@ -169,18 +167,14 @@ def _sample(record: dict[str, Any], default_step: int | None, source: str) -> Sa
     )
 
 
-def _split_record(record: dict[str, Any]) -> tuple[int | None, dict[str, Any]]:
-    step: int | None = None
-    for key in _STEP_KEYS:
-        value = record.get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            step = int(value)
-            break
+def _flat_record(record: dict[str, Any]) -> dict[str, Any]:
+    """One flat row: verl's `{"step": N, "data": {...}}` keeps its step beside the unwrapped data."""
     for nested in _NESTED_KEYS:
         inner = record.get(nested)
         if isinstance(inner, dict):
-            return step, _flatten(inner)
-    return step, _flatten(record)
+            outer = {k: v for k, v in record.items() if k != nested and step_rank(k) is not None}
+            return {**outer, **_flatten(inner)}
+    return _flatten(record)
 
 
 def _flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:

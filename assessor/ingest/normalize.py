@@ -6,10 +6,14 @@ Done once for every format, so each reader stays a plain parser:
    repeats with a different value are reported: HF writes `epoch` in both the train and the eval row of a
    step, which loses nothing);
 3. move NaN/inf/null values out of the table into a count (`Run.nonfinite`);
-4. settle collisions (two keys of one file meaning the same thing) and, across files, pick for each
-   metric the source that covers it furthest;
-5. keep or drop the canonical names guessed from unlisted keys' words (`settle_guesses`): a listed key always
-   wins, and every guess kept is reported.
+4. settle collisions (two keys of one file meaning the same thing);
+5. across files (`merge_sources`): set aside a file that repeats another's values on other steps (a CSV
+   re-typed from a log, with steps counted differently), then pick for each metric the source that covers it
+   furthest, so files that log different metrics of the same steps are merged and none is counted twice;
+6. keep or drop the canonical names guessed from unlisted keys' words (`settle_guesses`): a listed key always
+   wins, and every guess kept is reported;
+7. when no total reward is logged but one task component is (`answer_reward` beside `format_reward`), read
+   that component as the reward too, and say so.
 """
 
 from __future__ import annotations
@@ -23,11 +27,19 @@ from assessor.ingest.aliases import resolve
 from assessor.ingest.base import SourceData, categorical
 from assessor.run import empty_metrics
 
-# When two files log the same metric to the same last step, prefer the more precise format.
+# When two files log the same metric to the same last step with the same precision, prefer the file the trainer
+# wrote: its own records first, then its console, then tables (a CSV beside a log is usually re-typed from it).
 FORMAT_PRIORITY = {
-    "trl_state": 0, "hf_log_list": 1, "jsonl": 2, "tensorboard": 3, "csv": 4, "tracker_csv": 5,
-    "console_trl": 6, "console_verl": 6, "console_openrlhf": 6, "console_steps": 7,
+    "trl_state": 0, "hf_log_list": 1, "jsonl": 2, "json": 2, "tensorboard": 3, "wandb": 3, "mlflow": 3,
+    "mlflow_sql": 3, "trackio": 3, "console_trl": 4, "console_verl": 4, "console_openrlhf": 4, "console_steps": 5,
+    "console_lines": 5, "console_table": 5, "notebook": 5, "csv": 6, "tracker_csv": 7,
 }
+_MAX_DECIMALS = 12
+# Words of a reward component that is the task itself (correctness), not its form; as the diagnosis reads them.
+TASK_WORDS = ("answer", "correct", "accura", "solve", "pass", "exact", "verif", "math", "code")
+# Two series are one copied from the other when most of their values agree to printing precision.
+_COPY_MIN_POINTS = 5
+_COPY_SHARE = 0.9
 
 
 @dataclass
@@ -46,6 +58,7 @@ class Piece:
     values: np.ndarray
     wall_time: np.ndarray
     own_name: str | None = None
+    steps_inferred: bool = False  # the file does not state its steps (row order, one printed dict per step)
 
     @property
     def last_step(self) -> int:
@@ -152,7 +165,8 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
         if resolved.percent and len(values) and float(np.max(np.abs(values))) > 1.0:
             values = values / 100.0
             out.notes.append(f"{key} is logged in percent; divided by 100 to give a fraction")
-        piece = Piece(resolved.metric, split, key, rel_path, data.format, steps, values, times, resolved.own_name)
+        piece = Piece(resolved.metric, split, key, rel_path, data.format, steps, values, times, resolved.own_name,
+                      steps_inferred=data.steps_inferred is not None)
         if resolved.own_name is not None:
             guessed.append(piece)  # settled against every source's listed keys in `merge_pieces`
             continue
@@ -204,6 +218,83 @@ def _conflicting_repeats(values: np.ndarray, last_of_run: np.ndarray) -> int:
     return int((~same).sum())
 
 
+@dataclass
+class Merged:
+    """The canonical metrics table, the notes to show, and why each source that gave nothing was left out."""
+
+    metrics: pd.DataFrame
+    notes: list[str]
+    unused: dict[str, str]
+
+
+def merge_sources(sources: list[NormalizedSource]) -> Merged:
+    """Choose between the files of a run and merge what they hold into one table (steps 5 to 7 above)."""
+    copies = _copies_on_other_steps(sources)
+    kept = [s for s in sources if s.source not in copies]
+    metrics, notes = merge_pieces(kept)
+    unused = dict(copies)
+    notes = [f"{name}: not used; {reason}" for name, reason in copies.items()] + notes
+    used = {str(c) for c in metrics["source"].cat.categories}  # every category is some chosen piece's source
+    for source in kept:
+        if source.source in used or not source.pieces:
+            continue
+        unused[source.source] = "every metric it holds is also in a file that reaches further or is more precise"
+    return Merged(metrics, notes, unused)
+
+
+def _copies_on_other_steps(sources: list[NormalizedSource]) -> dict[str, str]:
+    """Files that repeat another file's values at other steps, with the reason each is left out.
+
+    A CSV re-typed from a console log, or a log read with assumed steps, holds the same numbers as the other
+    file but counts its steps differently. Mixing the two would put some metrics on one axis and some on the
+    other, so the whole file with the weaker claim to its steps is set aside: steps the file does not state
+    lose to stated ones, then the file with fewer values loses.
+    """
+    ranked = sorted(sources, key=lambda s: (_inferred(s), -s.points, _format_rank(s), s.source))
+    left_out: dict[str, str] = {}
+    for i, weaker in enumerate(ranked):
+        for stronger in ranked[:i]:
+            if stronger.source in left_out:
+                continue
+            verdict = _same_values(stronger, weaker)
+            if verdict is not None and not verdict:
+                how = f" ({weaker.notes[0]})" if _inferred(weaker) and weaker.notes else ""
+                left_out[weaker.source] = (
+                    f"it holds the same values as {stronger.source} but at other steps{how}; used {stronger.source}"
+                )
+                break
+    return left_out
+
+
+def _same_values(a: NormalizedSource, b: NormalizedSource) -> bool | None:
+    """None when `b` does not copy `a`'s values; else whether it puts them at the same steps."""
+    by_target = {(p.metric, p.split): p for p in a.pieces}
+    matches: list[bool] = []
+    for piece in b.pieces:
+        other = by_target.get((piece.metric, piece.split))
+        if other is None:
+            continue
+        n = min(len(piece.values), len(other.values))
+        if n < _COPY_MIN_POINTS or np.std(other.values[:n]) == 0:
+            continue
+        x, y = piece.values[:n], other.values[:n]
+        close = np.abs(x - y) <= np.maximum(1e-3 * np.maximum(np.abs(x), np.abs(y)), 5e-5)
+        if close.mean() < _COPY_SHARE:
+            return None  # one differing series: different runs or different metrics, not a copy
+        matches.append(bool(np.array_equal(piece.steps[:n], other.steps[:n])))
+    if not matches:
+        return None
+    return all(matches)
+
+
+def _inferred(source: NormalizedSource) -> bool:
+    return any(p.steps_inferred for p in source.pieces)
+
+
+def _format_rank(source: NormalizedSource) -> int:
+    return FORMAT_PRIORITY.get(source.format, 9)
+
+
 def merge_pieces(sources: list[NormalizedSource]) -> tuple[pd.DataFrame, list[str]]:
     """The canonical metrics table: for each metric/split, the source that covers it furthest.
 
@@ -242,7 +333,35 @@ def merge_pieces(sources: list[NormalizedSource]) -> tuple[pd.DataFrame, list[st
             f"{len(metrics)} metrics ({shown}) are also in {behind}; used {winner_source} "
             f"(to step {reach[winner_source]}), which reaches furthest"
         )
+    notes.extend(_reward_stand_ins(chosen))
     return _assemble(list(chosen.values())), guess_notes + notes
+
+
+def _reward_stand_ins(chosen: dict[tuple[str, str], Piece]) -> list[str]:
+    """With no total reward in a split, its one task component (`answer_reward`) is read as the reward too.
+
+    A loop that logs `answer_reward` and `format_reward` but no sum leaves the reward readings blind; the
+    task component is what a practitioner reads as the run's reward then. Added to `chosen`, with a note.
+    """
+    notes = []
+    for split in ("train", "eval"):
+        if ("reward_mean", split) in chosen or (split == "eval" and ("accuracy", "eval") in chosen):
+            continue
+        task = [
+            p for (metric, where), p in chosen.items()
+            if where == split and metric.startswith("reward_component/") and metric.endswith("_mean")
+            and any(word in metric.lower() for word in TASK_WORDS)
+        ]
+        if len(task) != 1:
+            continue
+        (piece,) = task
+        chosen[("reward_mean", split)] = replace(piece, metric="reward_mean")
+        where = "" if split == "train" else f" ({split})"
+        notes.append(
+            f"{piece.source}: no total reward is logged{where}; read `{piece.source_key}` (the task's own reward "
+            "component) as reward_mean"
+        )
+    return notes
 
 
 def settle_guesses(pieces: list[Piece]) -> tuple[list[Piece], list[str]]:
@@ -303,8 +422,28 @@ def settle_guesses(pieces: list[Piece]) -> tuple[list[Piece], list[str]]:
     return settled, notes
 
 
-def _rank(piece: Piece) -> tuple[int, int, int]:
-    return (-piece.last_step, -len(piece.steps), FORMAT_PRIORITY.get(piece.format, 9))
+def _rank(piece: Piece) -> tuple[bool, int, int, int, int]:
+    # Steps a file states beat steps worked out (row order, one dict per step), however far the latter reach.
+    return (piece.steps_inferred, -piece.last_step, -len(piece.steps), -decimals(piece.values),
+            FORMAT_PRIORITY.get(piece.format, 9))
+
+
+def decimals(values: np.ndarray, sample: int = 200) -> int:
+    """How many decimals the values are written with (a console rounding to 4 places says 4).
+
+    >>> decimals(np.array([0.125, 0.5])), decimals(np.array([0.1234567891])), decimals(np.array([0.1], np.float32))
+    (3, 7, 1)
+    """
+    most = 0
+    for value in values[:: max(1, len(values) // sample)]:
+        for places in range(most, _MAX_DECIMALS + 1):
+            # float32 resolution: TensorBoard's 0.1 is 0.10000000149, one decimal, not twelve
+            if abs(round(float(value), places) - value) <= 1e-7 * max(1.0, abs(float(value))):
+                most = places
+                break
+        else:
+            return _MAX_DECIMALS
+    return most
 
 
 def _assemble(pieces: list[Piece]) -> pd.DataFrame:

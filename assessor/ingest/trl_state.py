@@ -40,7 +40,8 @@ class TrlStateReader:
         if path.suffix != ".json":
             return False
         text = head.lstrip()
-        return (text.startswith(b"[") and b"{" in text[:64]) or b'"log_history"' in head
+        # A list of rows without HF's `step` (an event log keyed by `grpo_step`) is left to the `json` reader.
+        return (text.startswith(b"[") and b"{" in text[:64] and b'"step"' in head) or b'"log_history"' in head
 
     def read(self, path: Path) -> SourceData:
         """Read one file (see the module docstring)."""

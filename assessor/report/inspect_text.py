@@ -21,12 +21,26 @@ def render_inspection(report: RunInspection, console: Console) -> None:
     console.print(title)
 
     sources = Table(title="Sources", title_justify="left", box=None, pad_edge=False)
-    for column in ("file", "format", "keys", "values", "steps"):
+    for column in ("file", "read by", "keys", "values", "steps", "used"):
         sources.add_column(column, justify="right" if column in ("keys", "values") else "left")
     for source in report.sources:
         steps = f"{source.first_step}–{source.last_step}" if source.first_step is not None else "–"
-        sources.add_row(source.path, source.format, str(source.keys), str(source.points), steps)
+        sources.add_row(source.path, source.format, str(source.keys), str(source.points), steps,
+                        "yes" if source.used else "no")
     console.print(sources)
+    for source in report.sources:
+        # How each file was read (which cell of a notebook, how steps were found), and why one was not used.
+        for note in source.notes[:3]:
+            console.print(Text(f"  {source.path}: {note}", style="dim"))
+        if not source.used and source.reason:
+            console.print(Text(f"  {source.path} not used: {source.reason}", style="dim"))
+    if report.ignored:
+        # Every file tried and skipped, with the reader's reason and the fix.
+        console.print(Text("Skipped (no metrics read from them):", style="dim"))
+        for item in report.ignored[:20]:
+            console.print(Text(f"  {item}", style="dim"))
+        if len(report.ignored) > 20:
+            console.print(Text(f"  and {len(report.ignored) - 20} more", style="dim"))
 
     metrics = Table(title="Metrics", title_justify="left", box=None, pad_edge=False)
     for column in ("metric", "from key", "points", "steps", "NaN/inf"):
@@ -62,10 +76,6 @@ def render_inspection(report: RunInspection, console: Console) -> None:
     if stated:
         fact_lines = ", ".join(f"{k}={v}" for k, v in stated.items())
         lines.append(Text(f"Facts: {fact_lines}"))
-    if report.ignored:
-        names = ", ".join(item.split(":", 1)[0] for item in report.ignored[:6])
-        more = f" and {len(report.ignored) - 6} more" if len(report.ignored) > 6 else ""
-        lines.append(Text(f"Ignored (no metrics in them): {names}{more}", style="dim"))
     console.print(Group(*lines))
     if report.warnings:
         console.print(Text("Warnings:", style="yellow bold"))

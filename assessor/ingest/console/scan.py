@@ -15,11 +15,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from assessor.ingest.console import dialects
+from assessor.ingest.console import dialects, lines
 from assessor.ingest.console.bars import Bars
 from assessor.ingest.console.dialects import Record
 from assessor.ingest.console.head import HeadFacts
+from assessor.ingest.console.lines import LineRecord
 from assessor.ingest.console.trl import TrlDict, looks_metric, resume_step, trl_dict
+from assessor.ingest.text_tables import TableScan
 
 # --- segment clean-up
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
@@ -70,6 +72,8 @@ class Scan:
         self.verl: list[Record] = []
         self.openrlhf: list[Record] = []
         self.steps: list[Record] = []
+        self.lines: list[LineRecord] = []  # the general metric line, when no fixed dialect knows a line
+        self.tables = TableScan()  # progress tables printed as text
         self.openrlhf_step: int | None = None
         self.recent_eval_banner = 0  # > 0 right after an "Evaluation completed" message
         self.pending: _Pending | None = None
@@ -82,7 +86,7 @@ class Scan:
     @property
     def records(self) -> int:
         """Records of all dialects so far."""
-        return len(self.trl) + len(self.verl) + len(self.openrlhf) + len(self.steps)
+        return len(self.trl) + len(self.verl) + len(self.openrlhf) + len(self.steps) + len(self.lines)
 
     # ------------------------------------------------------------------ the per-segment loop
     def feed(self, raw: str, terminated: bool) -> None:
@@ -117,6 +121,18 @@ class Scan:
                 self.resumed_from = resumed
 
         produced = self._dialect_lines(rest)
+        if produced:
+            if self.tables.open:
+                self.tables.finish()  # a dialect's line ends a printed table
+        # A table's header names a step column and holds no `key=value` (the cheap test keeps this off most lines).
+        elif (self.tables.open or (("tep" in rest or "TEP" in rest) and "=" not in rest and ": " not in rest)) \
+                and self.tables.feed(rest):
+            return
+        if not produced and self.pending is None and not rest.startswith("{") and lines.looks_like(rest):
+            record = lines.parse_line(rest)
+            if record is not None:
+                self._add(self.lines, record, "console_lines")
+                produced = True
         if self.pending is not None:
             if produced:  # a real metric line: whatever was pending was not a dict
                 self._drop_pending()
@@ -238,14 +254,18 @@ class Scan:
 
     def finish(self) -> None:
         """Settle the state at the end of the file (a half-written last record)."""
+        self.tables.finish()
         if self.pending is not None:
             self.last.malformed = self.pending.metric_like
             self.pending = None
         elif self.last.counted:
             self.malformed -= 1  # reported as the incomplete last line instead
         if self.last.dialect is not None and not self.last.terminated:
-            records = {"console_verl": self.verl, "console_steps": self.steps,
-                       "console_openrlhf": self.openrlhf}.get(self.last.dialect)
+            by_dialect: dict[str, list[Any]] = {
+                "console_verl": self.verl, "console_steps": self.steps, "console_openrlhf": self.openrlhf,
+                "console_lines": self.lines,
+            }
+            records = by_dialect.get(self.last.dialect)
             if records is not None and len(records) > 1:
                 sizes = sorted(len(r.values) for r in records[:-1])
                 if len(records[-1].values) < sizes[len(sizes) // 2]:

@@ -1,0 +1,245 @@
+"""Rows of named values, however a file lays them out.
+
+Which column is the step, which names the kind of row, and whether the table is long (one measurement per row).
+CSV, JSON-lines, JSON lists and the progress tables printed in notebooks and logs all come down to rows of
+`name -> value`. `RowTable` collects them and decides, once the whole file is seen:
+
+* **the step**: the column named like a step (`STEP_NAMES`, then any `*_step`, then any `*_iteration`, case
+  aside) that every row carries; when none does, each row's best one; when a file has none at all, the row
+  order, with a warning. So an event log keyed by `grpo_step` is never read in row order.
+* **the kind of row**: a `type`, `kind`, `split`, `phase` or `mode` column holding a word (`rollout`, `eval`,
+  `train`) turns each metric of the row into `<kind>/<metric>`; `aliases.resolve` reads the kind (held-out kinds
+  are the eval split). Rows of different kinds with different keys (an event log) fall out of this too.
+* **long form**: a `metric`/`name`/`key`/`tag` column with a `value` column is one measurement per row.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from assessor.ingest.aliases import HELD_OUT_KINDS
+from assessor.ingest.base import RecordBuilder, SplitHint, parse_number
+
+# Step columns, most trustworthy first: the trainer's own step beats a plain `step`, which beats a loop counter;
+# W&B's `_step` counts `log` calls (eval rows included) and keeps counting after a resume, so it comes last.
+STEP_NAMES = (
+    "train/global_step", "trainer/global_step", "global_step", "step", "optimizer_step", "iteration", "iter", "it",
+)
+_LAST_RESORT = "_step"
+# `grpo_step`, `GRPO_Iteration`; not `timing_s/step` (a phase time) or `tokens_per_step` (a rate).
+_STEP_LIKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*?_(?P<what>step|iteration)$")
+KIND_COLUMNS = ("type", "kind", "split", "phase", "mode")
+_KIND_VALUE = re.compile(r"^[A-Za-z][\w.-]{0,39}$")
+NAME_COLUMNS = ("metric", "name", "key", "tag")
+VALUE_COLUMN = "value"
+LOOKED_FOR = "step, global_step, optimizer_step, iteration, iter, *_step or *_iteration"
+
+
+def step_rank(column: str) -> int | None:
+    """How much a column name says "step" (lower is better), or None when it does not.
+
+    >>> step_rank("global_step"), step_rank("GRPO_Step"), step_rank("grpo_iteration"), step_rank("time_per_step")
+    (2, 8, 9, None)
+    """
+    name = column.strip().lower()
+    if name in STEP_NAMES:
+        return STEP_NAMES.index(name)
+    if name == _LAST_RESORT:
+        return len(STEP_NAMES) + 2
+    match = _STEP_LIKE.match(name)
+    if match is None or "_per_" in name:
+        return None
+    return len(STEP_NAMES) + (0 if match["what"] == "step" else 1)
+
+
+def kind_split(kind: str) -> SplitHint:
+    """The split a row kind stands for: "eval" for held-out kinds (`val`, `eval_gsm8k`), else None."""
+    word = kind.lower()
+    if word in HELD_OUT_KINDS or word.startswith(("eval", "val", "test", "heldout")):
+        return "eval"
+    return None
+
+
+def as_step(value: Any) -> int | None:
+    """An integral, non-negative step from a cell, or None (`12`, `12.0` and `"12"` are steps; `1.5` is not)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    number = parse_number(value) if isinstance(value, float | str) else None
+    if number is None or not math.isfinite(number) or number < 0 or not float(number).is_integer():
+        return None
+    return int(number)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What the columns of rows with one key tuple are (worked out once per key tuple)."""
+
+    steps: tuple[str, ...]
+    kind: str | None
+    name: str | None  # long form: the column naming the metric ...
+    value: str | None  # ... and the one holding its value
+    skip: frozenset[str]
+
+
+@dataclass
+class Built:
+    """A table, read: the raw frame and how its steps were found."""
+
+    frame: pd.DataFrame
+    step_column: str | None  # None when the steps are row numbers
+    warnings: list[str]
+    notes: list[str]
+    kinds: list[str]
+
+    @property
+    def steps_inferred(self) -> str | None:
+        """Why the steps are not the file's own, or None when they are."""
+        return None if self.step_column is not None else "row order (no step column)"
+
+
+class RowTable:
+    """Rows of one file, in file order; `build` picks the step column (see the module docstring).
+
+    Each row is stored against its row number and the numbers are mapped to steps at the end, so the step
+    column can be chosen after every row has been seen, and `build` may be called again after more rows
+    (`assessor.ingest.cache` feeds a live JSONL file a few lines at a time).
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.builder = RecordBuilder()
+        self.rows = 0
+        self._steps: dict[str, tuple[list[int], list[int]]] = {}  # column -> (row numbers, steps)
+        self._not_steps: set[str] = set()  # step-like names holding other values: metrics after all
+        self._valued: set[str] = set()  # columns with a value (not null) in some row
+        self._all_valued: set[tuple[str, ...]] = set()  # key tuples whose every column has had a value
+        self._layouts: dict[tuple[str, ...], _Layout] = {}
+        self._kinds: dict[str, int] = {}
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Add one row (its values may be numbers, numeric text, None or text)."""
+        keys = tuple(row)
+        layout = self._layouts.get(keys)
+        if layout is None:
+            layout = self._layouts[keys] = _layout(keys, row)
+        number = self.rows
+        self.rows += 1
+        if keys not in self._all_valued:
+            self._valued.update(k for k in keys if row[k] is not None)
+            if self._valued.issuperset(keys):
+                self._all_valued.add(keys)
+        for column in layout.steps:
+            step = as_step(row[column])
+            if step is not None:
+                seen = self._steps.setdefault(column, ([], []))
+                seen[0].append(number)
+                seen[1].append(step)
+            elif row[column] is not None and row[column] != "":
+                self._not_steps.add(column)
+        kind = row[layout.kind] if layout.kind is not None else None
+        if not isinstance(kind, str) or not _KIND_VALUE.match(kind):
+            kind = None
+        if kind is not None:
+            self._kinds[kind] = self._kinds.get(kind, 0) + 1
+        hint = kind_split(kind) if kind is not None else None
+        if layout.name is not None:
+            metric = row[layout.name]
+            if isinstance(metric, str) and metric.strip():
+                key = f"{kind}/{metric.strip()}" if kind is not None else metric.strip()
+                self.builder.add(number, key, row[layout.value] if layout.value is not None else None, hint)
+            return
+        if kind is None:
+            self.builder.add_row(number, row, skip=layout.skip)
+        else:
+            self.builder.add_row(
+                number, {f"{kind}/{k}": v for k, v in row.items() if k not in layout.skip}, hint,
+            )
+
+    def build(self) -> Built:
+        """The raw frame with real steps; rows without a step are dropped (and said)."""
+        warnings: list[str] = []
+        notes: list[str] = []
+        frame = self.builder.build()
+        counters = {k for k in self._steps if k not in self._not_steps} - set(STEP_NAMES)
+        # null on every row: a field this loop does not fill (`clip_fraction: null` without clipping), not a NaN
+        never = {k for layout in self._layouts for k in layout if k not in self._valued}
+        if (counters or never) and len(frame):  # `grpo_step` was kept as a value until it proved to be a counter
+            drop = counters | never
+            names = [str(k) for k in frame["key"].cat.categories]
+            dropped = [i for i, k in enumerate(names) if k in drop or k.rpartition("/")[2] in drop]
+            frame = frame[~np.isin(frame["key"].cat.codes.to_numpy(), dropped)]
+        if never:
+            notes.append(f"null on every row, so read as not logged: {', '.join(sorted(never)[:10])}")
+        for name in self._not_steps:
+            self._steps.pop(name, None)
+        by_row, column = self._step_of_rows(warnings)
+        if len(frame):
+            steps = by_row[frame["step"].to_numpy()]
+            keep = steps >= 0
+            if not keep.all():
+                frame = frame[keep]
+                steps = steps[keep]
+            frame = frame.assign(step=steps.astype(np.int64))
+        if self.builder.non_numeric:
+            warnings.append(f"{self.name}: non-numeric values ignored in {sorted(self.builder.non_numeric)[:8]}")
+        kinds = sorted(self._kinds)
+        if kinds:
+            notes.append(f"rows of kinds {', '.join(kinds)}: each metric is named <kind>/<metric>")
+        return Built(frame.reset_index(drop=True), column, warnings, notes, kinds)
+
+    def _step_of_rows(self, warnings: list[str]) -> tuple[np.ndarray, str | None]:
+        """Each row's step (-1 for none) and the column it came from (None: row order)."""
+        by_row = np.full(self.rows, -1, dtype=np.int64)
+        ranked = sorted(self._steps, key=lambda c: (_rank(c), c))
+        if not ranked:
+            if self.rows:
+                warnings.append(
+                    f"{self.name}: no step column (looked for {LOOKED_FOR}); read the rows as steps 1, 2, ..."
+                )
+            return np.arange(1, self.rows + 1, dtype=np.int64), None
+        full = next((c for c in ranked if len(self._steps[c][0]) == self.rows and c != _LAST_RESORT), None)
+        if full is None and len(self._steps[ranked[0]][0]) == self.rows:
+            full = ranked[0]
+        if full is not None:
+            rows, steps = self._steps[full]
+            by_row[np.asarray(rows, dtype=np.int64)] = steps
+            return by_row, full
+        for column in reversed(ranked):  # the best-ranked column a row has wins for that row
+            rows, steps = self._steps[column]
+            by_row[np.asarray(rows, dtype=np.int64)] = steps
+        missing = int((by_row < 0).sum())
+        if missing:
+            warnings.append(f"{self.name}: {missing} rows without a step ({', '.join(ranked)}) were skipped")
+        return by_row, ranked[0]
+
+
+def _layout(keys: tuple[str, ...], row: Mapping[str, Any]) -> _Layout:
+    lowered = {k: k.strip().lower() for k in keys}
+    steps = tuple(k for k in keys if step_rank(k) is not None)
+    kind = next(
+        (k for column in KIND_COLUMNS for k in keys if lowered[k] == column and isinstance(row[k], str)), None,
+    )
+    name = next(
+        (k for column in NAME_COLUMNS for k in keys if lowered[k] == column and isinstance(row[k], str)), None,
+    )
+    value = next((k for k in keys if lowered[k] == VALUE_COLUMN), None)
+    if name is None or value is None:
+        name = value = None
+    named = {k for k in steps if lowered[k] in STEP_NAMES or lowered[k] == _LAST_RESORT}
+    flags = {k for k in keys if isinstance(row[k], bool)}  # JSON true/false: settings echoed per row, not curves
+    skip = frozenset(named | flags) | ({kind} if kind is not None else set())
+    return _Layout(steps, kind, name, value, skip)
+
+
+def _rank(column: str) -> int:
+    rank = step_rank(column)
+    return len(STEP_NAMES) + 3 if rank is None else rank
