@@ -82,6 +82,11 @@ class Case:
         return self.steps[1] if isinstance(self.steps, tuple) else None
 
 
+def writer(fn: Callable) -> Callable:
+    """Bind a writer's options in the table, the run and its folder later: writer(fn)(*opts)(run, folder)."""
+    return lambda *args, **kwargs: lambda run, folder: fn(run, folder, *args, **kwargs)
+
+
 class Skip(Exception):
     """A run that cannot be written in this interpreter (an optional SDK is missing or broken)."""
 

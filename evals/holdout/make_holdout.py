@@ -22,7 +22,6 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -792,7 +791,7 @@ def write_openrlhf_console(run, d, save_steps=None):
 
 
 trl_state, trl_console, verl_console, verl_jsonl, tb, wandb_csv, plain_jsonl, rasbt_csv, openrlhf_console = (
-    partial(partial, w) for w in (write_trl_state, write_trl_console, write_verl_console, write_verl_jsonl,
+    kit.writer(w) for w in (write_trl_state, write_trl_console, write_verl_console, write_verl_jsonl,
                                   write_tb, write_wandb_csv, write_plain_jsonl, write_rasbt_csv,
                                   write_openrlhf_console))
 
