@@ -38,7 +38,16 @@ def quality_metrics(ctx: Context) -> list[str]:
     preferred = [m for m in EVAL_METRICS if m in names]
     others = [m for m in names if m not in preferred and any(w in m.lower() for w in _QUALITY_WORDS)
               and not any(w in m.lower() for w in _NOT_QUALITY_WORDS)]
-    return preferred + others
+    # The same numbers logged under two names (a score and its alias) are one series.
+    out: list[str] = []
+    seen: list[object] = []
+    for metric in preferred + others:
+        series = ctx.run.series(metric, "eval")
+        fingerprint = (tuple(series.index), tuple(np.round(series.to_numpy(), 12)))
+        if fingerprint not in seen:
+            seen.append(fingerprint)
+            out.append(metric)
+    return out
 
 
 def diagnose_eval(ctx: Context) -> EvalDiagnosis:
@@ -162,7 +171,9 @@ def _curve(ctx: Context, metric: str, primary: bool) -> tuple[EvalCurve | None, 
             + (f", while the training reward rose ({train:.1f} standard errors over the same steps)" if train_rose
                else "") + ": it does not respond to training (check that the eval loads the current weights and "
             "parses the answers)", [int(steps[0]), int(steps[-1])]))
-    else:
+    elif primary:
+        # Only the preferred held-out measure says whether the run is spent: a format rate or a side metric
+        # that saturated says nothing about the task while the main eval still climbs.
         findings.extend(_not_transferring(ctx, name, metric, steps, score, noise))
     return curve, findings
 
