@@ -14,6 +14,7 @@ from scipy import stats
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
 from assessor.diagnose.models import EvalCurve, EvalDiagnosis, Finding, Severity
 
 # Preferred held-out metrics, best first; `loss` is lower-is-better.
@@ -35,7 +36,10 @@ def eval_score(metric: str, values: np.ndarray) -> np.ndarray:
 def quality_metrics(ctx: Context) -> list[str]:
     """Held-out series that measure quality, the preferred one first."""
     names = ctx.run.metric_names("eval")
-    preferred = [m for m in EVAL_METRICS if m in names]
+    # A held-out loss measures quality only where the loss does (preference and supervised losses); a policy-
+    # gradient surrogate evaluated on held-out prompts says nothing about how good the model is.
+    preference = (ctx.facts.algorithm or "") in PREFERENCE_ALGORITHMS or ctx.run.has("pref_margin")
+    preferred = [m for m in EVAL_METRICS if m in names and (m != "loss" or preference)]
     others = [m for m in names if m not in preferred and any(w in m.lower() for w in _QUALITY_WORDS)
               and not any(w in m.lower() for w in _NOT_QUALITY_WORDS)]
     # The same numbers logged under two names (a score and its alias) are one series.
@@ -189,8 +193,8 @@ def _not_transferring(
     or noisy eval cannot show a plateau, and then nothing is said.
     """
     bend = _levelled_off(steps, score, noise)
-    if bend is None:
-        return []
+    if bend is None or float(score[-1]) > float(np.max(score[:-1])):
+        return []  # no plateau shown, or the latest evaluation is the best yet
     flat = steps >= bend.step
     part, part_steps = score[flat], steps[flat]
     sign = -1.0 if metric in LOWER_IS_BETTER else 1.0

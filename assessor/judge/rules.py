@@ -43,7 +43,7 @@ DEGRADATION = {
     "reward_peaked_then_declined": 2.0, "eval_declining": 2.0, "kl_up_reward_down": 2.0,
     "reward_floor_no_signal": 2.0, "reward_below_start": 1.5, "train_eval_divergence": 1.0,
     "length_approaching_cap": 1.0, "component_saturated_other_stalls": 2.0, "reward_falling": 1.0,
-    "reward_per_kl_collapsed": 1.0,
+    "reward_per_kl_collapsed": 1.0, "side_eval_declining": 1.0,
     **{kind: weight for kind, (_, weight) in BREAKAGE_KINDS.items() if kind != "nonfinite"},
 }
 # Findings that say the run has nothing more to give (or, for the setup ones, cannot give it as configured).
@@ -98,7 +98,12 @@ def _kind(finding: Finding) -> str:
     # Breakage patterns fold severities and signals of the same pattern together (entropy blow-ups, gradient
     # norms that change regime); everything else is its own kind.
     folded = breakage_kind(finding)
-    return folded if folded is not None and folded != "nonfinite" else finding.kind
+    if folded is not None and folded != "nonfinite":
+        return folded
+    # A side eval (not the preferred held-out measure) falling is a witness, not decisive on its own.
+    if finding.kind == "eval_declining" and finding.signal != "eval":
+        return "side_eval_declining"
+    return finding.kind
 
 
 # Training-reward trajectories that a current, healthy held-out eval overrules (the guide: eval outranks reward).
