@@ -72,7 +72,8 @@ def diagnose_components(ctx: Context) -> RewardComponentsDiagnosis:
     total = ctx.book.get("reward_mean")
     # One component and nothing missing: it *is* the total, which the reward and learning-signal readings cover.
     composite = len(components) > 1
-    findings = [*_saturated_while_other_stalls(components), *_against_total(components, total)] if composite else []
+    findings = [*_saturated_while_other_stalls(components), *_against_total(components, total),
+                *_task_never_moved(components)] if composite else []
     fallen = next((c for c in components if c.name != REMAINDER and not c.saturated and _fell_from_best(c.reading)),
                   None) if any(f.kind == "component_saturated_other_stalls" for f in findings) else None
     return RewardComponentsDiagnosis(
@@ -264,6 +265,36 @@ def _levels(reading: Reading) -> str:
     first, last = values[:max(3, len(values) // 10)], values[-max(3, len(values) // 3):]
     return (f"mean {num(float(np.mean(first)))} over the first tenth of the run, {num(float(np.mean(last)))} over "
             f"the last third")
+
+
+MIN_TASK_POINTS = 50  # logged steps before a task component can be shown not to move
+
+
+def _task_never_moved(components: list[_Component]) -> list[Finding]:
+    """The component that says the task was solved has not moved over the whole run, while another did.
+
+    Positive evidence, not a quiet stretch: flat from start to now, and its most optimistic slope would not move
+    it by a noise unit over the run (`robust.progress` on a curve that never rose). The total can then rise on
+    a format or length bonus alone; the run is not learning the task.
+    """
+    tasks = [c for c in components if c.name != REMAINDER and _correctness_like(c)]
+    moved = [c for c in components if c.name != REMAINDER and c not in tasks and c.direction != "flat"]
+    out: list[Finding] = []
+    for task in tasks:
+        series, s = task.reading.series, task.reading.summary
+        if series.n < MIN_TASK_POINTS or task.direction != "flat" or task.saturated or not moved:
+            continue
+        if not robust.progress(series, s.trend_window_start).stalled or robust.trend(
+                series, int(series.steps[0])).direction != "flat":
+            continue
+        others = ", ".join(f"{_label(c)} {'rose' if c.direction == 'rising' else 'fell'} ({_levels(c.reading)})"
+                           for c in moved)
+        out.append(finding(
+            s.metric, "task_component_flat", "warning",
+            f"{_label(task)} has not moved over the whole run ({_levels(task.reading)}; its trend is flat and too "
+            f"small to move it by a noise unit) while {others}: whatever the total does, the task is not being "
+            "learnt", [s.first_step, s.last_step]))
+    return out
 
 
 def _against_total(components: list[_Component], total: Reading | None) -> list[Finding]:

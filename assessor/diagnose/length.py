@@ -178,6 +178,16 @@ def _near_cap(reading: Reading, cap: int, source: str, clip: Reading | None) -> 
     if s.now >= NEAR_CAP_RISING * cap and rise > 0 and significant_change(s, rise, _noise(s, reading.series)):
         onset = _settled_step(reading, (s.start + s.now) / 2, above=True)
         clipped = f"; clipped ratio now {num(clip.summary.now)}" if clip else ""
+        if clip is not None and clip.summary.now >= TRUNCATION_ALL and clip.summary.start < TRUNCATION_MOST:
+            # The mean stops a little short of the cap only because the few completions that still finish are
+            # short: nearly every completion is cut off, from a start where few were. That is the explosion.
+            began = departure_step(reading, onset, s.now)
+            return [finding(
+                "response_length_mean", "length_explosion_to_cap", "critical",
+                f"Mean length ran up to the {cap}-token cap{source}: {num(s.start)} at the start, rising from step "
+                f"{began}, {num(s.now)} now ({share} of the cap){clipped}: nearly every completion is cut off and "
+                "the reward is computed on truncated text.", [began, onset, s.last_step],
+            )]
         # Doubling on the way to the cap is an explosion in progress; a smaller rise is worth watching.
         return [finding(
             "response_length_mean", "length_approaching_cap", "warning" if s.now >= 2 * s.start else "watch",
@@ -398,9 +408,9 @@ def _noise(summary: SignalSummary, series: robust.Series) -> float:
 def departure_step(reading: Reading, settled: int, now: float) -> int:
     """Where a climb that settled past its midpoint at `settled` began.
 
-    That is the last step before it whose smoothed level was still within a quarter of the way from the level
-    before the climb to `now`: the midpoint says when a rise became obvious; a rollback must go back to before
-    it began.
+    That is the first step after the last one whose smoothed level was still within a quarter of the way from
+    the level before the climb to `now`: the midpoint says when a rise became obvious; a rollback must go back
+    to before it began.
     """
     smooth, steps = reading.series.smooth, reading.series.red_steps
     before = steps < settled
@@ -409,7 +419,10 @@ def departure_step(reading: Reading, settled: int, now: float) -> int:
     baseline = float(np.median(smooth[before]))
     threshold = baseline + 0.25 * (now - baseline)
     low = np.flatnonzero(before & (smooth <= threshold))
-    return int(steps[low[-1]]) if len(low) else int(steps[0])
+    if not len(low):
+        return int(steps[0])
+    # The first step after the last one still near the old level: the first of the climb.
+    return int(steps[min(int(low[-1]) + 1, len(steps) - 1)])
 
 
 def _settled_step(reading: Reading, level: float, above: bool) -> int:

@@ -24,6 +24,7 @@ from scipy import stats
 MAX_POINTS = 400
 OBVIOUS_CHANGE_NOISE = 4.0
 MAD_TO_SD = 1.4826
+RHO_PRIOR_POINTS = 30  # autocorrelation estimates from fewer points than this are shrunk by at least half
 MIN_FLAT_POINTS = 20  # logged points after a bend before a plateau can be told from a noisy, slow climb
 
 
@@ -117,7 +118,9 @@ def noise_level(values: np.ndarray, local: bool = False) -> tuple[float, float]:
     clipped = np.clip(diffs - center, -4 * mad, 4 * mad)  # spikes must not set the autocorrelation
     denominator = float(np.dot(clipped, clipped))
     acf_diff = float(np.dot(clipped[1:], clipped[:-1])) / denominator if denominator else -0.5
-    rho = min(0.9, max(0.0, 1.0 + 2.0 * acf_diff))
+    # An autocorrelation read off a few dozen points is mostly noise (its error is about 2 / sqrt(n) here), and
+    # a dip or a bend alone can fake a high one; it is shrunk towards 0, the value for fresh batches each step.
+    rho = min(0.9, max(0.0, 1.0 + 2.0 * acf_diff)) * len(diffs) / (len(diffs) + RHO_PRIOR_POINTS)
     return mad / math.sqrt(2.0 * (1.0 - rho)), rho
 
 

@@ -50,7 +50,7 @@ DEGRADATION = {
 SPENT = {
     "kl_up_reward_flat": 1.0, "reward_saturated": 1.5, "dpo_loss_flat_at_ln2": 1.5, "loss_sign_reversal": 1.0,
     "length_truncation": 1.0, "dpo_loss_rising": 1.0, "component_saturated_other_levelled_off": 1.0,
-    "eval_not_transferring": 1.0, "eval_plateau": 1.0, "length_at_cap_from_start": 1.0,
+    "eval_not_transferring": 1.0, "eval_plateau": 1.0, "length_at_cap_from_start": 1.0, "task_component_flat": 1.0,
 }
 # These only argue for stopping while reward is not improving: with reward rising they are risks to watch.
 SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation", "length_at_cap_from_start"})
@@ -309,6 +309,12 @@ def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
                     "learn from these prompts; keep the current model.")
         actions = ["Keep the latest checkpoint.", "For more gains, move to harder prompts (ones the model solves "
                    "only sometimes) rather than training longer."]
+    elif "task_component_flat" in kinds:
+        headline = ("Stop: the reward component that says the task was solved has not moved over the whole run; the "
+                    "total moves only on its other parts, so more steps will not teach the task.")
+        actions = ["Keep the current checkpoint (on the task it is as good as any).",
+                   "Check that the task reward can fire (a few solved prompts per batch), or move to prompts the model "
+                   "solves sometimes, before training further."]
     elif "eval_plateau" in kinds and "eval_not_transferring" not in kinds:
         headline = ("Stop: the held-out eval has not moved over the latest half of the run, so on what matters the "
                     "run has converged; more steps buy nothing measurable.")
