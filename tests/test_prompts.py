@@ -255,7 +255,7 @@ def test_every_checkpoint_is_listed_with_regular_series_as_ranges(tmp_path):
     assert len(listed) <= 6  # 202 checkpoints in a handful of lines
     assert "- steps 10 … 1990 every 10 (199 checkpoints): checkpoint-10 … checkpoint-1990" in listed
     assert expand(inside) == {c.step: c.path for c in many + odd}  # nothing left out
-    assert "checkpoints saved every 10 steps" in before
+    assert "checkpoint save interval 10 steps" in before
     assert "202 checkpoints on disk, at steps 5, 10 … 1990 every 10, 1995, 2000;" in before
 
 
@@ -399,7 +399,7 @@ def test_prompt_fingerprint_is_short_and_stable():
 def test_the_setup_block_gives_each_fact_or_unknown():
     summary = prompts.summarize(request_for(EXAMPLES / "trl-grpo-live"))
     setup = summary.split("## Findings")[0]
-    for line in ("step 520 of 1000 planned (52%)", "logged every 10 steps", "checkpoints saved every 100 steps",
+    for line in ("step 520 of 1000 planned (52%)", "logged every 10 steps", "checkpoint save interval 100 steps",
                  "batch size unknown", "group size (completions per prompt) 8", "KL coefficient beta: 0.04",
                  "learning rate 1e-06", "loss type dapo", "max completion length: 1024 tokens",
                  "reward range: unknown", "model Qwen/Qwen2.5-1.5B-Instruct"):
