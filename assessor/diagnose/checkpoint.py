@@ -51,6 +51,7 @@ BREAKAGE_KINDS: dict[str, tuple[str, float]] = {
     "chosen_logps_collapse": ("the chosen completions' likelihood collapsed", 2.0),
 }
 CONFIRMED_BREAKAGE = 2.0
+AS_GOOD_ERRORS = 1.0
 
 
 def breakage_kind(f: Finding) -> str | None:
@@ -94,7 +95,8 @@ class _Curve:
 
     steps: np.ndarray
     levels: np.ndarray
-    band: float  # the standard error of one level ("within noise")
+    band: float  # "as good as the best": the margin below the best level that still counts
+    level_error: float  # the standard error of one level
     now: float  # the level over the latest stretch
     now_error: float  # its standard error, for the decline test
     smoothed: bool
@@ -113,7 +115,10 @@ def _reward_curve(series: robust.Series) -> _Curve | None:
     shrink = (1 - series.rho) / (1 + series.rho)
     noise = max(series.scatter, robust.noise_floor(series.values))
     error = noise / math.sqrt(max(1.0, width * shrink))
-    return _Curve(centres, means, error, float(means[-1]), error, smoothed=width > 1, ends=ends)
+    # "As good as the best": within one standard error of the best stretch mean. (Two, which the luck of picking
+    # the best stretch would argue for, carried targets into the first steps of declines on the real runs.)
+    return _Curve(centres, means, AS_GOOD_ERRORS * error, error, float(means[-1]), error, smoothed=width > 1,
+                  ends=ends)
 
 
 def _eval_curve(ctx: Context, evaluation: EvalDiagnosis) -> _Curve | None:
@@ -131,7 +136,7 @@ def _eval_curve(ctx: Context, evaluation: EvalDiagnosis) -> _Curve | None:
     band = min(noise, sampling) if sampling is not None else noise
     # "Now" is the mean of the last two evaluations, so one unlucky evaluation does not call a decline.
     tail = score[-2:]
-    return _Curve(series.index.to_numpy(), score, band, float(np.mean(tail)), band / math.sqrt(len(tail)),
+    return _Curve(series.index.to_numpy(), score, band, band, float(np.mean(tail)), band / math.sqrt(len(tail)),
                   smoothed=False, sampling=sampling is not None and sampling < noise)
 
 
@@ -172,7 +177,7 @@ def best_checkpoint(
     newest = int(np.flatnonzero(eligible & (curve.levels >= best_level - curve.band))[-1])
     best_step = int(curve.steps[newest])
     sign = -1.0 if basis == "eval" and evaluation.metric in ("loss",) else 1.0
-    decline = (best_level - curve.now) / math.hypot(curve.band, curve.now_error)
+    decline = (best_level - curve.now) / math.hypot(curve.level_error, curve.now_error)
     # Behind us: the curve's own decline finding says so (the eval's, or the reward's), or a breakage does.
     if basis == "eval":
         behind = any(f.kind == "eval_declining" and f.signal == "eval" for f in evaluation.findings)

@@ -60,8 +60,10 @@ def diagnose_eval(ctx: Context) -> EvalDiagnosis:
     if not metrics:
         return EvalDiagnosis()
     out = _primary(ctx, metrics[0])
+    declining = any(f.kind == "eval_declining" for f in out.findings)
     for metric in metrics:
-        curve, findings = _curve(ctx, metric, primary=metric == metrics[0])
+        # A declining eval is a decline, not a plateau: the plateau test is left out for it.
+        curve, findings = _curve(ctx, metric, primary=metric == metrics[0], may_plateau=not declining)
         if curve is not None:
             out.curves.append(curve)
         out.findings.extend(findings)
@@ -134,7 +136,7 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
     return out
 
 
-def _curve(ctx: Context, metric: str, primary: bool) -> tuple[EvalCurve | None, list[Finding]]:
+def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple[EvalCurve | None, list[Finding]]:
     """One held-out series: its peak-to-now decline (non-primary ones) and whether it moves while training does.
 
     The primary series' decline is read by `_primary`; here every series is also compared with the training
@@ -175,7 +177,7 @@ def _curve(ctx: Context, metric: str, primary: bool) -> tuple[EvalCurve | None, 
             + (f", while the training reward rose ({train:.1f} standard errors over the same steps)" if train_rose
                else "") + ": it does not respond to training (check that the eval loads the current weights and "
             "parses the answers)", [int(steps[0]), int(steps[-1])]))
-    elif primary:
+    elif primary and may_plateau:
         # Only the preferred held-out measure says whether the run is spent: a format rate or a side metric
         # that saturated says nothing about the task while the main eval still climbs.
         findings.extend(_not_transferring(ctx, name, metric, steps, score, noise))

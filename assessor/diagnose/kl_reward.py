@@ -250,7 +250,8 @@ def _findings(
                            f"{reward_move} with KL steady at {num(kl.now)}: improving without drifting", [since]))
     elif quadrant == "kl_stable_reward_flat":
         out.append(finding("kl_reward", quadrant, "watch",
-                           f"KL steady at {num(kl.now)} and {reward_level} flat: the run has converged", [since]))
+                           f"KL steady at {num(kl.now)} and {reward_level} flat: the run is neither improving nor "
+                           "drifting now", [since]))
     else:
         out.append(finding("kl_reward", quadrant, "warning",
                            f"{reward_move} with KL steady at {num(kl.now)}", [since]))

@@ -217,8 +217,8 @@ def _partial_signal_findings(reward: Reading, out: LearningSignalDiagnosis, no_s
     if grad is not None and grad >= 0.5 and not no_signal_found:
         findings.append(finding(
             "grad_norm", "mostly_zero_gradient", "warning",
-            f"grad norm is exactly 0 on {grad:.0%} of logged steps: on those steps no group had any spread (common "
-            "with two completions per prompt), so most of the compute teaches nothing", [step]))
+            f"grad norm is exactly 0 on {grad:.0%} of logged steps: those updates changed nothing (every group "
+            "scored alike, or the step was skipped), so most of the compute teaches nothing", [step]))
     if not no_signal_found:
         for c in out.constant_components:
             if c.at_floor:

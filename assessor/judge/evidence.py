@@ -228,7 +228,9 @@ def signal_rows(d: Diagnostics) -> list[dict[str, Any]]:
 def reward_values(d: Diagnostics) -> dict[str, Any]:
     """The reward trajectory's shape (its numbers are in the signals table)."""
     r = d.reward
-    return {"metric": label(r.metric) if r.metric else None, "trend": r.trend, "slowing": bool(r.slowing),
+    # "The rise is slowing" only describes a curve that is still rising.
+    return {"metric": label(r.metric) if r.metric else None, "trend": r.trend,
+            "slowing": bool(r.slowing) and r.trend == "rising",
             "plateau_start": r.plateau_start, "peak_step": r.peak_step, "drop_noise": _finite(r.drop_from_peak_noise)}
 
 

@@ -1,0 +1,210 @@
+"""The decision contract of DESIGN.md ("What the three decisions mean") and the coherence of the evidence sheet.
+
+Constructed runs pin each fault the verdict issue names (no rollback without a checkpoint on disk, targets that
+land too early, a rise-then-fall read as flat, finished runs told to look again, zero-heavy series steering the
+target), and runs that learn nothing; the real runs are read for findings that contradict their own numbers.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from assessor.diagnose import diagnose
+from assessor.ingest import load_run
+from assessor.judge.base import JudgeRequest
+from assessor.judge.rules import RulesJudge
+from tests.conftest import REAL_RUNS
+from tests.runs import ar1, make_run
+
+N = 300
+STEPS = np.arange(1, N + 1)
+
+
+def verdict(run):
+    return RulesJudge().judge(JudgeRequest(run=run, diagnostics=diagnose(run))).verdict
+
+
+def rise_then_fall() -> np.ndarray:
+    """Up from 0.2 to a clear peak of 0.7 at step 120, held to 150, back to about 0.25 by step 260."""
+    up = 0.2 + 0.5 * np.clip(STEPS / 120, 0, 1)
+    down = 0.5 * np.clip((STEPS - 150) / 110, 0, 1) * 0.9
+    return up - down
+
+
+# --- rollback: whenever a better model is behind, checkpoint on disk or not
+
+def test_a_decline_with_no_checkpoint_on_disk_is_a_rollback_that_names_the_step(tmp_path):
+    run = make_run(tmp_path, reward=rise_then_fall() + ar1(1, N, 0.3, 0.03))
+    v = verdict(run)
+    assert v.decision == "rollback"
+    assert v.rollback_checkpoint is None and v.rollback_step is not None and 110 <= v.rollback_step <= 160
+    assert any("Keep checkpoints in the run directory" in a for a in v.recommended_actions)
+    assert any(f"step {v.rollback_step}" in a for a in v.recommended_actions)
+
+
+def test_the_save_interval_names_the_checkpoint_to_restore(tmp_path):
+    run = make_run(tmp_path, reward=rise_then_fall() + ar1(2, N, 0.3, 0.03), config={"save_steps": 50})
+    d = diagnose(run)
+    assert d.best_checkpoint.save_steps == 50
+    assert d.best_checkpoint.expected_checkpoint_step == (d.best_checkpoint.best_step // 50) * 50
+    v = verdict(run)
+    assert any(f"checkpoint of step {d.best_checkpoint.expected_checkpoint_step}" in a
+               for a in v.recommended_actions)
+
+
+def test_a_rise_then_fall_back_to_the_start_is_never_continue(tmp_path):
+    for seed in range(3):
+        v = verdict(make_run(tmp_path / str(seed), reward=rise_then_fall() + ar1(seed, N, 0.3, 0.04),
+                             kl=0.02 + 0 * STEPS + ar1(seed + 9, N, 0.3, 0.001)))
+        assert v.decision == "rollback", v.headline
+        assert "flat" not in v.headline and "converged" not in v.headline
+
+
+def test_the_target_is_the_newest_good_checkpoint_not_the_earliest(tmp_path):
+    # A long plateau from step 80, then a collapse at 250: any checkpoint on the plateau is as good, and the
+    # newest before the collapse throws away the least compute.
+    reward = np.where(STEPS < 80, 0.2 + 0.5 * STEPS / 80, 0.7)
+    reward = np.where(STEPS >= 250, 0.05, reward) + ar1(3, N, 0.3, 0.03)
+    kl = 0.01 + 0.2 * STEPS / N + ar1(4, N, 0.3, 0.002)  # rising KL used to pull the target to the earliest
+    v = verdict(make_run(tmp_path, reward=reward, kl=kl, checkpoints=(50, 100, 150, 200, 250, 300)))
+    assert v.decision == "rollback"
+    assert v.rollback_checkpoint in ("checkpoint-150", "checkpoint-200")  # on the plateau, not its first step
+
+
+def test_one_best_point_everywhere(tmp_path):
+    reward = rise_then_fall() + ar1(5, N, 0.3, 0.03)
+    run = make_run(tmp_path, reward=reward, checkpoints=(50, 100, 150, 200))
+    d = diagnose(run)
+    v = verdict(run)
+    best = d.best_checkpoint
+    assert best.best_step is not None and best.checkpoint_step == v.rollback_step
+    assert f"step {best.best_step}" in v.headline
+    # The best level is the reward's peak as the signal table quotes it.
+    assert best.best_level == pytest.approx(d.signals["reward_mean"].peak)
+
+
+# --- finished and stalled runs
+
+def test_a_finished_run_on_a_plateau_stops_and_is_never_told_to_look_again(tmp_path):
+    reward = np.where(STEPS < 60, 0.2 + 0.5 * STEPS / 60, 0.7) + ar1(6, N, 0.3, 0.03)
+    run = make_run(tmp_path, reward=reward, config={"max_steps": N + 1})
+    d = diagnose(run)
+    assert d.run.state == "finished"
+    v = verdict(run)
+    assert v.decision == "stop"
+    assert not any("assess again" in a.lower() for a in v.recommended_actions)
+
+
+def test_a_finished_run_still_rising_is_worth_extending(tmp_path):
+    reward = 0.2 + 0.5 * STEPS / N + ar1(7, N, 0.3, 0.02)
+    v = verdict(make_run(tmp_path, reward=reward, config={"max_steps": N}))
+    assert v.decision == "continue" and "extend" in v.headline.lower()
+    assert not any("assess again" in a.lower() for a in v.recommended_actions)
+
+
+def test_a_run_that_stopped_writing_is_stalled(tmp_path):
+    run = make_run(tmp_path, reward=0.2 + 0.5 * STEPS / N + ar1(8, N, 0.3, 0.02), config={"max_steps": 1000})
+    assert run.newest_write is not None
+    assert diagnose(run, now=run.newest_write + 60).run.state == "live"
+    stalled = diagnose(run, now=run.newest_write + 3 * 24 * 3600)
+    assert stalled.run.state == "stalled" and "3 days" in stalled.run.state_reason
+
+
+# --- zero-heavy and tiny series
+
+def test_a_gradient_norm_that_is_mostly_exact_zeros_reports_no_ratio_and_moves_no_target(tmp_path):
+    rng = np.random.default_rng(9)
+    grad = np.where(rng.random(N) < 0.7, 0.0, 0.2 + rng.random(N) * 1e-3)
+    grad[200:] = np.where(rng.random(N - 200) < 0.7, 0.0, 0.5)
+    reward = rise_then_fall() + ar1(10, N, 0.3, 0.03)
+    d = diagnose(make_run(tmp_path, reward=reward, grad_norm=grad, checkpoints=(50, 100, 150, 200)))
+    assert not [f for f in d.findings if f.signal == "grad_norm" and f.kind in ("spike_regime_change",
+                                                                                 "level_shift")]
+    assert not d.signals["grad_norm"].discontinuities and not d.signals["grad_norm"].spikes
+    assert d.best_checkpoint.breakage_step is None
+
+
+def test_no_best_step_is_named_on_a_constant_curve(tmp_path):
+    d = diagnose(make_run(tmp_path, reward=np.zeros(N), reward_std=np.zeros(N)))
+    assert d.best_checkpoint.basis == "none" and d.best_checkpoint.best_step is None
+
+
+def test_a_kl_jump_from_about_zero_to_still_about_zero_is_no_lurch(tmp_path):
+    kl = np.where(STEPS < 150, 5e-6, 1e-4) * (1 + ar1(11, N, 0.3, 0.05))
+    d = diagnose(make_run(tmp_path, reward=0.3 + ar1(12, N, 0.3, 0.05), kl=kl))
+    assert "kl_jump" not in {f.kind for f in d.findings}
+
+
+# --- runs that learn nothing
+
+def test_a_reward_of_zero_on_most_steps_is_no_learning_signal(tmp_path):
+    rng = np.random.default_rng(13)
+    reward = np.where(rng.random(N) < 0.9, 0.0, 0.125)
+    v = verdict(make_run(tmp_path, reward=reward, reward_std=np.where(reward > 0, 0.3, 0.0),
+                         kl=0.001 + 0 * STEPS + ar1(14, N, 0.3, 1e-4)))
+    assert v.decision == "stop"
+    assert any(e.signal == "reward_mean" and "no learning signal" in e.observation for e in v.evidence)
+    d = diagnose(make_run(tmp_path / "b", reward=reward))
+    kinds = {f.kind for f in d.findings}
+    assert "reward_peaked_then_declined" not in kinds  # 0 at the start, the peak and now is no decline
+    assert not any("converged" in f.observation for f in d.findings)
+    assert d.learning_signal.never_learned and d.learning_signal.zero_reward_share == pytest.approx(
+        float(np.mean(reward == 0)))
+
+
+def test_a_task_component_pinned_at_its_floor_while_format_rises_is_no_learning_signal(tmp_path):
+    fmt = np.clip(0.1 + 0.9 * STEPS / 150, 0, 1) + ar1(15, N, 0.3, 0.02)
+    correct = np.zeros(N)
+    v = verdict(make_run(tmp_path, reward=fmt + correct, rewards__format_reward__mean=fmt,
+                         rewards__correctness_reward__mean=correct))
+    assert v.decision == "stop"
+    assert any("correctness_reward" in e.observation and "floor" in e.observation for e in v.evidence)
+
+
+def test_a_late_first_success_is_learning_not_a_dead_run(tmp_path):
+    # Zero for the first 60% of the run, then the reward starts to fire and climbs: keep going.
+    reward = np.where(STEPS < 180, 0.0, 0.6 * (STEPS - 180) / 120) + np.where(STEPS < 180, 0, ar1(16, N, 0.3, 0.02))
+    v = verdict(make_run(tmp_path, reward=np.clip(reward, 0, 1)))
+    assert v.decision == "continue"
+
+
+def test_eval_that_never_moves_while_training_reward_rises_is_not_continue(tmp_path):
+    reward = 0.2 + 0.5 * STEPS / N + ar1(17, N, 0.3, 0.02)
+    evals = np.full(15, 0.31)
+    v = verdict(make_run(tmp_path, reward=reward, eval_every=20, eval_values=evals))
+    assert v.decision == "stop"
+    assert any("does not respond to training" in e.observation for e in v.evidence)
+
+
+# --- the sheet does not contradict itself (real runs)
+
+MAGNITUDE = re.compile(r"[-+]?\d+(?:\.\d+)?e[+]?0*([4-9]|\d{2,})", re.IGNORECASE)
+UNITS = re.compile(r"([-+]?\d+(?:\.\d+)?) (?:noise units|standard errors)")
+RATIO = re.compile(r"\((\d+(?:\.\d+)?)x\)")
+
+
+def _real_folders() -> list[str]:
+    return sorted(p.name for p in REAL_RUNS.iterdir() if p.is_dir()) if REAL_RUNS.is_dir() else []
+
+
+@pytest.mark.parametrize("folder", _real_folders())
+def test_no_finding_on_a_real_run_contradicts_its_numbers(real_runs, folder):
+    d = diagnose(load_run(real_runs / folder))
+    for f in d.findings:
+        text = f.observation
+        assert not MAGNITUDE.search(text), text  # no 3.4e+05-style magnitudes
+        assert all(abs(float(x)) < 1000 for x in UNITS.findall(text)), text
+        assert all(float(x) < 10_000 for x in RATIO.findall(text)), text
+    reward = d.signals.get(d.reward.metric or "")
+    if reward is not None and any(f.kind == "reward_peaked_then_declined" for f in d.findings):
+        assert reward.peak > reward.now
+    if d.learning_signal.never_learned:
+        assert not any("converged" in f.observation or f.kind == "reward_peaked_then_declined"
+                       for f in d.findings)
+        assert d.best_checkpoint.best_step is None
+    best = d.best_checkpoint
+    if best.best_step is not None and best.breakage_step is not None:
+        assert best.best_step < best.breakage_step
