@@ -14,19 +14,20 @@ from pathlib import Path
 
 from assessor.errors import ConfigError
 from assessor.evals.cases import Generated
-from assessor.evals.generate.context import context_for
+from assessor.evals.generate.context import context_for, layout_of
 from assessor.evals.generate.model import Ctx, Grpo
 from assessor.evals.generate.simulate import Attempt, simulate_attempts
 from assessor.evals.generate.writers.hf_files import write_bare_checkpoint
 from assessor.evals.generate.writers.nvidia_smi import write_nvidia_smi
 from assessor.evals.generate.writers.rfs import write_csv
 from assessor.evals.generate.writers.tensorboard import write_trl_tensorboard, write_verl_tensorboard
-from assessor.evals.generate.writers.trl import write_trl_console, write_trl_live, write_trl_state
+from assessor.evals.generate.writers.trl import write_jsonl_flat, write_trl_console, write_trl_live, write_trl_state
 from assessor.evals.generate.writers.verl import write_jsonl, write_verl_console
 
 _WRITERS: dict[str, Callable[[Ctx, Path, list[Attempt]], None]] = {
     "trl_state": write_trl_state, "trl_live": write_trl_live, "jsonl": write_jsonl,
     "verl_console": write_verl_console, "trl_console": write_trl_console, "csv": write_csv,
+    "jsonl_flat": write_jsonl_flat,
 }
 
 
@@ -44,7 +45,7 @@ def write_run(spec: Generated, target: Path) -> Path:
         ConfigError: unknown pattern, a format the pattern cannot be written in, or bad options.
     """
     ctx = context_for(spec)
-    if spec.format == "trl_state" and str(ctx.opt("layout", "checkpoints")) == "checkpoints" and not ctx.checkpoints:
+    if spec.format == "trl_state" and layout_of(spec) == "checkpoints" and not ctx.checkpoints:
         raise ConfigError("a trl_state run needs checkpoints, or layout: top")
     target = Path(target)
     if target.exists() and any(target.iterdir()):
