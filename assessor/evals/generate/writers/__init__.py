@@ -5,6 +5,20 @@ reasoning-from-scratch log every step; NaN is written as each format writes it (
 in verl JSONL, `nan` / `np.float64(nan)` in consoles, float NaN in TensorBoard). The writers are grouped by
 framework: `trl` (with the HF checkpoint files of `hf_files`), `verl`, `rfs`, `tensorboard` (both frameworks),
 and `nvidia_smi` for the optional GPU log.
+
+What a format cannot carry is left out, never faked, and a pattern whose label rests on it is not written
+there (`Recipe.excluded` says why):
+
+* verl (`jsonl`, `verl_console`, verl `tensorboard`): no reward std, zero-spread group share or reward parts
+  (only `critic/score/*` and the advantages' range), one region clip fraction, no DPO; its TensorBoard folder
+  has no config, so no planned total and no end of training.
+* the book's CSV (`csv`): the total reward (and the format part), `adv_std` for the group spread, no grad norm,
+  no clip fractions, no DPO; a KL column only when the run has a KL term.
+* TRL (`trl_state`, `trl_live`, `trl_console`, `jsonl_flat`, TRL `tensorboard`): values averaged over the
+  logging interval (grad norm and learning rate the last step's), no generation/training phase split
+  (`step_time` only), and the trainer state never holds a resumed overlap twice.
+* every format: held-out evals where the run evaluates; the end-of-training marker where the framework writes
+  one (HF's summary row and `should_training_stop`, verl's final validation line, the CSV's `total_steps`).
 """
 
 from __future__ import annotations
