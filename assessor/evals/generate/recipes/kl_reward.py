@@ -177,6 +177,10 @@ def build_finished_plateau(ctx: Ctx) -> Scenario:
 def build_finished_rising(ctx: Ctx) -> Scenario:
     """A healthy run that reached its planned steps still rising: extending it is worth it."""
     lat = with_components(ctx, base_run(ctx))
+    t, n = ctx.t, ctx.n
+    a0, gain = float(lat.acc[0]), float(lat.acc[-1] - lat.acc[0])
+    tau = 2.0 * n  # nearly linear: the last quarter still adds about a fifth of the gain, visibly above the noise
+    lat.acc = a0 + gain * np.log1p(t / tau) / np.log1p(n / tau)
     return Scenario(lat, healthy_truth(
         f"The run has reached its planned {ctx.planned} steps with reward still rising ({reward_words(lat.acc)}) "
         "and nothing wrong: it stopped while still improving, so extending it is worth it (continue)."))
