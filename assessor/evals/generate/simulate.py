@@ -153,7 +153,11 @@ def simulate_grpo(ctx: Ctx, lat: Grpo, rng: np.random.Generator) -> dict[str, Ar
 
 
 def _eval_points(ctx: Ctx, lat: Latent, rng: np.random.Generator) -> dict[int, float]:
-    """Held-out accuracy measured on a 500-question set at each evaluation step."""
+    """Held-out accuracy measured on a 500-question set at each evaluation step.
+
+    One draw per step of the run (step 0 included), whichever steps a framework evaluates at: the same step
+    scores the same in every format (verl adds a step-0 evaluation, the book one at step 1).
+    """
     every = ctx.eval_every
     if every <= 0 or not isinstance(lat, Grpo):
         return {}
@@ -162,10 +166,9 @@ def _eval_points(ctx: Ctx, lat: Latent, rng: np.random.Generator) -> dict[int, f
     if ctx.framework in ("verl", "rfs"):
         steps = [0 if ctx.framework == "verl" else 1, *steps]
     size = int(ctx.opt("eval_size", 500))
-    out: dict[int, float] = {}
-    for step in steps:
-        p = float(np.clip(quality[max(step, 1) - 1], 0.0, 1.0))
-        out[step] = float(rng.binomial(size, p)) / size
+    p_all = np.clip(np.concatenate([quality[:1], quality]), 0.0, 1.0)  # index = step
+    scores = rng.binomial(size, p_all)
+    out: dict[int, float] = {step: float(scores[step]) / size for step in steps}
     if lat.eval_identical and out:  # a broken eval (cached generations, a constant scorer): one number every time
         out = dict.fromkeys(out, round(float(np.clip(quality[0], 0.0, 1.0)) * size) / size)
     return out
@@ -224,14 +227,14 @@ def _simulate(ctx: Ctx, lat: Latent, rng: np.random.Generator) -> dict[str, Arra
 def simulate_attempts(ctx: Ctx, lat: Latent) -> list[Attempt]:
     """One launch, or two when the run crashed and was resumed (the second repeats the overlap)."""
     obs = _simulate(ctx, lat, ctx.rng)
-    evals = _eval_points(ctx, lat, ctx.rng)
+    evals = _eval_points(ctx, lat, seeded_rng(ctx.spec, 4))
     resume = ctx.resume()
     if resume is None:
         return [Attempt(1, ctx.n, obs, evals)]
     at, crash = resume
     crashed_rng = seeded_rng(ctx.spec, 3)
     before = _simulate(ctx, lat, crashed_rng)
-    before_evals = _eval_points(ctx, lat, crashed_rng)
+    before_evals = _eval_points(ctx, lat, seeded_rng(ctx.spec, 5))
     # The first launch logged steps up to the crash; its first `at` steps are the ones the resume restored.
     for key, values in before.items():
         values[:at] = obs[key][:at]
