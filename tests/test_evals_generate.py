@@ -159,8 +159,9 @@ def test_each_pattern_knows_its_right_answer(pattern: str) -> None:
     answer = truth(spec)
     assert answer.accept and answer.reasoning
     assert answer.preferred is None or answer.preferred in answer.accept
-    assert answer.healthy == (answer.accept == ("continue",))
-    assert (answer.onset_step is None) == answer.healthy
+    finished = PATTERNS[pattern].finished
+    assert answer.healthy == (answer.accept == ("continue",) and not finished)  # a finished run cannot be wasted
+    assert (answer.onset_step is None) == (answer.accept == ("continue",))
     if "rollback" in answer.accept:
         assert answer.rollback_window is not None and answer.onset_step is not None
         low, high = answer.rollback_window
@@ -412,7 +413,7 @@ def test_case_file_decisions_follow_the_design_contract(cases: list) -> None:
             low, high = case.rollback_window
             assert 1 <= low <= high < case.onset_step, case.name
             assert high - low + 1 >= case.run.logging_steps, case.name
-        if not case.healthy:
+        if case.accept != ["continue"]:
             assert case.onset_step is not None and 1 <= case.onset_step <= case.run.steps
     # A better model behind now means rollback, checkpoint in the run folder or not (DESIGN.md).
     bare = [c for c in cases if "no_checkpoints" in c.tags and c.onset_step and c.onset_step > 1
@@ -425,7 +426,7 @@ def test_case_file_decisions_follow_the_design_contract(cases: list) -> None:
         assert len({c.run.format for c in chosen}) >= 5 and all(c.accept == ["stop"] for c in chosen), pattern
     for pattern in ("reward_hacking", "dpo_logp_collapse", "eval_peak"):
         assert all(c.accept == ["rollback"] for c in cases if c.run.pattern == pattern), pattern
-    assert all(c.accept == ["continue"] for c in cases if c.run.pattern == "finished_rising")
+    assert all(c.accept == ["continue"] and not c.healthy for c in cases if c.run.pattern == "finished_rising")
 
 
 def test_fast_subset_holds_a_few_scenarios_in_every_format(cases: list) -> None:

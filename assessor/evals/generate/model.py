@@ -47,7 +47,7 @@ class Truth:
     Attributes:
         accept: every decision a careful practitioner would accept.
         preferred: the single best decision, or None when several are equally right.
-        onset_step: first step where the problem is visible (None for a healthy run).
+        onset_step: first step where the problem is visible (None when there is none).
         rollback_window: inclusive steps a rollback may target; any checkpoint inside is right.
         healthy: stopping this run would be the costly mistake.
         reasoning: one or two sentences: what the curves show.

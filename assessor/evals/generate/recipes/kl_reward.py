@@ -181,9 +181,12 @@ def build_finished_rising(ctx: Ctx) -> Scenario:
     a0, gain = float(lat.acc[0]), float(lat.acc[-1] - lat.acc[0])
     tau = 2.0 * n  # nearly linear: the last quarter still adds about a fifth of the gain, visibly above the noise
     lat.acc = a0 + gain * np.log1p(t / tau) / np.log1p(n / tau)
-    return Scenario(lat, healthy_truth(
+    # Continue is the only right answer, but not `healthy` in the harness's sense: a run that has ended cannot be
+    # wasted by a stop ("keep the final weights"); the miss is the extension it was worth, not the run.
+    return Scenario(lat, Truth(
+        ("continue",), "continue", None, None, False,
         f"The run has reached its planned {ctx.planned} steps with reward still rising ({reward_words(lat.acc)}) "
-        "and nothing wrong: it stopped while still improving, so extending it is worth it (continue)."))
+        "and nothing wrong: it ended while still improving, so extending it is worth it (continue)."))
 
 
 def build_reward_hacking(ctx: Ctx) -> Scenario:
