@@ -67,6 +67,14 @@ PATTERN_SPECS: dict[str, tuple[str, int, int, dict[str, object]]] = {
     "nan_divergence": ("trl_state", 150, 5, {}),
     "dpo_healthy": ("trl_state", 80, 1, {}),
     "dpo_stuck": ("tensorboard", 80, 2, {}),
+    "dpo_logp_collapse": ("jsonl_flat", 120, 2, {}),
+    "zero_reward": ("trl_console", 100, 5, {}),
+    "correctness_pinned": ("csv", 150, 1, {}),
+    "zero_grad": ("verl_console", 100, 1, {}),
+    "finished_plateau": ("jsonl", 150, 1, {}),
+    "finished_rising": ("trl_live", 150, 5, {}),
+    "eval_flat": ("trl_state", 200, 5, {}),
+    "reward_hacking": ("tensorboard", 200, 5, {}),
 }
 
 # Warnings a generated run may carry, by why they are expected.
@@ -77,6 +85,8 @@ EXPECTED = {
     "resumed_duplicates": re.compile(r"steps go backwards \(the run was resumed or restarted\)"),
     "nan_divergence": re.compile(r"nan values at steps"),
 }
+# A flat JSONL appended to by a callback holds the resumed overlap twice; its reader says so in its own words.
+EXPECTED_FLAT = re.compile(r"values logged twice for the same step; kept the last")
 
 # A signal each pattern is about, which the run must expose (canonical names).
 KEY_SIGNAL = {
@@ -90,10 +100,13 @@ KEY_SIGNAL = {
     "clip_asymmetry": "clip_ratio_high", "generation_bound": "time_generation_s", "nan_divergence": "grad_norm",
     "dpo_healthy": "pref_margin", "dpo_stuck": "pref_accuracy", "transient_dip": "reward_mean",
     "healthy": "reward_std", "early": "entropy", "eval_peak": "entropy", "resumed_duplicates": "reward_std",
+    "dpo_logp_collapse": "logps_chosen", "zero_reward": "reward_zero_std_frac", "zero_grad": "grad_norm",
+    "correctness_pinned": "reward_component/format_mean", "finished_plateau": "kl", "finished_rising": "kl",
+    "eval_flat": "reward_mean", "reward_hacking": "kl",
 }
 
-FRAMEWORK = {"trl_state": "trl", "trl_live": "trl", "trl_console": "trl", "jsonl": "verl", "verl_console": "verl",
-             "csv": "reasoning_from_scratch"}
+FRAMEWORK = {"trl_state": "trl", "trl_live": "trl", "trl_console": "trl", "jsonl_flat": "trl", "jsonl": "verl",
+             "verl_console": "verl", "csv": "reasoning_from_scratch"}
 
 
 def spec_for(pattern: str, seed: int = 1) -> Generated:
@@ -102,9 +115,12 @@ def spec_for(pattern: str, seed: int = 1) -> Generated:
                      options=options)
 
 
-def unexpected(warnings: list[str], pattern: str) -> list[str]:
-    # No allowance for "logged twice": HF's eval rows repeat the train row's `epoch`, which must not warn.
+def unexpected(warnings: list[str], pattern: str, fmt: str = "") -> list[str]:
+    # No allowance for "logged twice" (but a resumed flat JSONL): HF's eval rows repeat the train row's `epoch`,
+    # which must not warn.
     allowed = [*ALWAYS_OK, *([EXPECTED[pattern]] if pattern in EXPECTED else [])]
+    if pattern == "resumed_duplicates" and fmt == "jsonl_flat":
+        allowed.append(EXPECTED_FLAT)
     return [w for w in warnings if not any(p.search(w) for p in allowed)]
 
 
@@ -123,7 +139,7 @@ def test_every_pattern_has_a_spec_here() -> None:
 def test_each_pattern_writes_a_run_the_readers_understand(tmp_path: Path, pattern: str) -> None:
     spec = spec_for(pattern)
     run = load_run(write_run(spec, tmp_path / "run"))
-    assert unexpected(run.warnings, pattern) == []
+    assert unexpected(run.warnings, pattern, spec.format) == []
     framework = FRAMEWORK.get(spec.format) or str(spec.options.get("framework", "trl"))
     assert run.facts.framework == framework
     assert run.facts.algorithm == ("dpo" if PATTERNS[pattern].kind == "dpo" else "grpo")
@@ -139,16 +155,24 @@ def test_each_pattern_writes_a_run_the_readers_understand(tmp_path: Path, patter
 
 @pytest.mark.parametrize("pattern", sorted(PATTERNS))
 def test_each_pattern_knows_its_right_answer(pattern: str) -> None:
-    answer = truth(spec_for(pattern))
+    spec = spec_for(pattern)
+    answer = truth(spec)
     assert answer.accept and answer.reasoning
     assert answer.preferred is None or answer.preferred in answer.accept
-    assert answer.healthy == (answer.accept == ("continue",))
-    assert (answer.onset_step is None) == answer.healthy
+    finished = PATTERNS[pattern].finished
+    assert answer.healthy == (answer.accept == ("continue",) and not finished)  # a finished run cannot be wasted
+    assert (answer.onset_step is None) == (answer.accept == ("continue",))
     if "rollback" in answer.accept:
-        assert answer.rollback_window is not None
+        assert answer.rollback_window is not None and answer.onset_step is not None
         low, high = answer.rollback_window
-        assert low <= high <= spec_for(pattern).steps
-        assert any(low <= c <= high for c in checkpoint_steps(spec_for(pattern)))
+        assert 1 <= low <= high < answer.onset_step <= spec.steps
+        assert high - low + 1 >= spec.logging_steps  # a logged step lies in it
+
+    # The label does not depend on what the run folder kept: rollback with or without a checkpoint on disk.
+    bare = spec.model_copy(update={"format": "csv" if "csv" in PATTERNS[pattern].formats else "trl_console",
+                                   "options": {**spec.options, "checkpoints": False}})
+    assert not checkpoint_steps(bare)
+    assert truth(bare).accept == answer.accept and truth(bare).rollback_window == answer.rollback_window
 
 
 @pytest.mark.parametrize("fmt", [f for f in FORMATS if f != "tensorboard"] + ["tensorboard-trl", "tensorboard-verl"])
@@ -300,7 +324,13 @@ def test_bad_specs_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot be written as"):
         write_run(Generated(pattern="dpo_stuck", format="jsonl"), tmp_path / "b")
     with pytest.raises(ConfigError, match="layout: top"):
-        write_run(Generated(pattern="healthy", format="trl_state", options={"checkpoints": False}), tmp_path / "c")
+        write_run(Generated(pattern="healthy", format="trl_state", options={"checkpoints": False,
+                                                                           "layout": "checkpoints"}), tmp_path / "c")
+    # Without checkpoints a trl_state run is the top-level state the script saved at the end.
+    top = write_run(Generated(pattern="healthy", format="trl_state", options={"checkpoints": False}), tmp_path / "t")
+    assert (top / "trainer_state.json").is_file() and not list(top.glob("checkpoint-*"))
+    with pytest.raises(ConfigError, match="finished run has reached its planned steps"):
+        write_run(Generated(pattern="finished_plateau", format="csv", options={"max_steps": 900}), tmp_path / "f")
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "x").write_text("x")
     with pytest.raises(ConfigError, match="not empty"):
@@ -320,41 +350,92 @@ def test_case_file_validates_and_matches_the_recipes(cases: list, tmp_path: Path
     assert [c.model_dump() for c in cases] == [label(p).model_dump() for p in case_plan()]
 
 
-def test_case_file_covers_every_pattern_in_several_formats_and_seeds(cases: list) -> None:
-    assert 60 <= len(cases) <= 90
+def test_case_file_covers_every_pattern_in_every_format_it_can_be_written_in(cases: list) -> None:
+    assert 300 <= len(cases) <= 420
     assert len({c.name for c in cases}) == len(cases)
-    by_pattern: dict[str, list] = {}
+    pairs = {(c.run.pattern, c.run.format) for c in cases}
+    for name, recipe in PATTERNS.items():
+        assert {(name, f) for f in recipe.formats} <= pairs, name  # every pattern x format it can be written in
+    by_pattern: dict[str, set[int]] = {}
     for case in cases:
-        by_pattern.setdefault(case.run.pattern, []).append(case.run)
-    assert set(by_pattern) == set(PATTERNS)
-    for pattern, runs in by_pattern.items():
-        assert len({r.format for r in runs}) >= 2, pattern
-        assert len({r.seed for r in runs}) >= 2, pattern
+        by_pattern.setdefault(case.run.pattern, set()).add(case.run.seed)
+    assert len({s for seeds in by_pattern.values() for s in seeds}) >= 4
     assert {c.run.format for c in cases} == set(FORMATS)
+    assert {c.run.options.get("framework") for c in cases if c.run.format == "tensorboard"} == {"trl", "verl"}
+
+
+def test_every_scenario_is_written_in_every_format_its_pattern_allows_with_one_set_of_labels(cases: list) -> None:
+    by_scenario: dict[str, list] = {}
+    for case in cases:
+        if case.scenario is not None:
+            by_scenario.setdefault(case.scenario, []).append(case)
+    assert len(by_scenario) >= 40
+    for name, group in by_scenario.items():
+        recipe = PATTERNS[group[0].run.pattern]
+        assert [c.run.format for c in group] == list(recipe.formats), name
+        labels = {(tuple(c.accept), c.preferred, c.rollback_window, c.onset_step, c.healthy) for c in group}
+        assert len(labels) == 1, f"{name}: labels differ between formats: {labels}"
+        specs = {(c.run.pattern, c.run.seed, c.run.steps, c.run.logging_steps,
+                  tuple(sorted((k, v) for k, v in c.run.options.items() if k != "framework"))) for c in group}
+        assert len(specs) == 1, name  # the same run: only the format differs
+        assert all(c.name.startswith(name + "-") for c in group)
+
+
+def test_excluded_formats_say_why_and_cannot_be_written(tmp_path: Path) -> None:
+    for name, recipe in PATTERNS.items():
+        for key, reason in recipe.excluded.items():
+            assert len(reason) > 30, (name, key)  # a reason a reader can check against the format reference
+        for fmt in set(FORMATS) - set(recipe.formats):
+            with pytest.raises(ConfigError, match="cannot be written as"):
+                write_run(Generated(pattern=name, format=fmt, steps=40), tmp_path / f"{name}-{fmt}")
+    assert PATTERNS["dpo_healthy"].formats == ("trl_state", "trl_live", "tensorboard", "jsonl_flat", "trl_console")
+    assert "jsonl" not in PATTERNS["component_hacking"].formats  # verl logs no reward parts in training metrics
+    with pytest.raises(ConfigError, match="no config and no end-of-training record"):
+        write_run(Generated(pattern="finished_plateau", format="tensorboard", steps=40,
+                            options={"framework": "verl"}), tmp_path / "tb-verl")
 
 
 def test_case_file_has_many_varied_healthy_runs(cases: list) -> None:
     healthy = [c for c in cases if c.healthy]
-    assert len(healthy) >= 25
+    assert len(healthy) >= 100
     assert all(c.accept == ["continue"] for c in healthy)
     assert len({c.run.format for c in healthy}) == len(FORMATS)
-    assert len({c.run.pattern for c in healthy}) >= 10
+    assert len({c.run.pattern for c in healthy}) >= 12
     noise = {str(c.run.options.get("noise", "medium")) for c in healthy}
     assert {"low", "medium", "high"} <= noise
 
 
-def test_case_file_decisions_are_consistent(cases: list) -> None:
+def test_case_file_decisions_follow_the_design_contract(cases: list) -> None:
     decisions = Counter(d for c in cases for d in c.accept)
-    assert decisions["rollback"] >= 15 and decisions["stop"] >= 15
+    assert decisions["rollback"] >= 100 and decisions["stop"] >= 80
     for case in cases:
         if "rollback" in case.accept:
             low, high = case.rollback_window
-            assert any(low <= s <= high for s in checkpoint_steps(case.run)), case.name
-            assert high <= case.onset_step
-        if not case.healthy:
+            assert 1 <= low <= high < case.onset_step, case.name
+            assert high - low + 1 >= case.run.logging_steps, case.name
+        if case.accept != ["continue"]:
             assert case.onset_step is not None and 1 <= case.onset_step <= case.run.steps
-    # Degrading runs with nothing worth going back to are labelled stop.
-    assert any("no_checkpoints" in c.tags and c.accept == ["stop"] and c.onset_step > 1 for c in cases)
+    # A better model behind now means rollback, checkpoint in the run folder or not (DESIGN.md).
+    bare = [c for c in cases if "no_checkpoints" in c.tags and c.onset_step and c.onset_step > 1
+            and c.rollback_window is not None]
+    assert bare and all(c.accept == ["rollback"] for c in bare)
+    # No-signal, finished-plateau and flat-eval runs: stop, in several formats each.
+    for pattern in ("zero_reward", "correctness_pinned", "zero_grad", "identical_rewards", "finished_plateau",
+                    "eval_flat"):
+        chosen = [c for c in cases if c.run.pattern == pattern]
+        assert len({c.run.format for c in chosen}) >= 5 and all(c.accept == ["stop"] for c in chosen), pattern
+    for pattern in ("reward_hacking", "dpo_logp_collapse", "eval_peak"):
+        assert all(c.accept == ["rollback"] for c in cases if c.run.pattern == pattern), pattern
+    assert all(c.accept == ["continue"] and not c.healthy for c in cases if c.run.pattern == "finished_rising")
+
+
+def test_fast_subset_holds_a_few_scenarios_in_every_format(cases: list) -> None:
+    fast = [c for c in cases if "fast" in c.tags]
+    scenarios = {c.scenario for c in fast}
+    assert 3 <= len(scenarios) <= 6
+    assert {c.run.format for c in fast} == set(FORMATS)
+    assert any(c.healthy for c in fast) and any(c.accept == ["rollback"] for c in fast)
+    assert any(c.accept == ["stop"] for c in fast)
 
 
 def test_generate_all_writes_each_case_once_and_reuses_the_cache(tmp_path: Path, cases: list) -> None:
@@ -377,6 +458,171 @@ def test_every_case_generates_and_reads(tmp_path: Path, cases: list) -> None:
     paths = generate_all(cases, tmp_path)
     for case in cases:
         run = load_run(paths[case.name])
-        assert unexpected(run.warnings, case.run.pattern) == [], case.name
+        assert unexpected(run.warnings, case.run.pattern, case.run.format) == [], case.name
         assert run.has("reward_mean") or run.has("pref_margin"), case.name
         assert math.isfinite(float(run.last_step or 0))
+
+
+# ------------------------------------------------------------------------------------------- runs that learn nothing
+def _read(tmp_path: Path, pattern: str, fmt: str, steps: int, logging_steps: int, **options: object):
+    batch = {} if pattern == "zero_grad" or PATTERNS[pattern].kind == "dpo" else {"prompts": 8, "num_generations": 8}
+    spec = Generated(pattern=pattern, format=fmt, seed=2, steps=steps, logging_steps=logging_steps,
+                     options={**batch, **options})
+    run = load_run(write_run(spec, tmp_path / f"{pattern}-{fmt}"))
+    assert unexpected(run.warnings, pattern, fmt) == []
+    return run
+
+
+def _values(run, metric: str, split: str = "train") -> np.ndarray:
+    return run.series(metric, split).to_numpy(dtype=float)
+
+
+@pytest.mark.parametrize("fmt", PATTERNS["zero_reward"].formats)
+def test_zero_reward_is_exactly_zero_on_most_logged_steps_in_every_format(tmp_path: Path, fmt: str) -> None:
+    run = _read(tmp_path, "zero_reward", fmt, 160, 5)
+    reward = _values(run, "reward_mean")
+    assert np.mean(reward == 0.0) > 0.8 and reward.max() < 0.02  # occasional tiny blips at most
+    if run.has("reward_zero_std_frac"):
+        assert np.mean(_values(run, "reward_zero_std_frac") == 1.0) > 0.8
+    for metric in ("grad_norm", "pg_loss", "loss", "advantage_std"):
+        if run.has(metric):
+            assert np.mean(_values(run, metric) == 0.0) > 0.8, metric
+    assert truth(Generated(pattern="zero_reward", format=fmt, steps=160, logging_steps=5)).accept == ("stop",)
+
+
+@pytest.mark.parametrize("fmt", PATTERNS["correctness_pinned"].formats)
+def test_correctness_pinned_at_its_floor_while_the_format_reward_rises(tmp_path: Path, fmt: str) -> None:
+    run = _read(tmp_path, "correctness_pinned", fmt, 200, 5)
+    if fmt == "csv":  # the book's CSV logs the total and the format part: correctness is their difference
+        fmt_part = _values(run, "reward_component/format_mean")
+        assert np.allclose(_values(run, "reward_mean"), fmt_part, atol=1e-6)
+    else:
+        assert set(_values(run, "reward_component/accuracy_reward_mean")) == {0.0}
+        fmt_part = _values(run, "reward_component/format_reward_mean")
+    assert fmt_part[-5:].mean() > fmt_part[:5].mean() + 0.3
+    assert _values(run, "reward_mean")[-5:].mean() > 0.8  # the total rises: format only
+
+
+@pytest.mark.parametrize("fmt", PATTERNS["zero_grad"].formats)
+def test_group_of_two_leaves_loss_and_grad_norm_exactly_zero_on_most_steps(tmp_path: Path, fmt: str) -> None:
+    run = _read(tmp_path, "zero_grad", fmt, 150, 1)
+    shown = [m for m in ("grad_norm", "pg_loss", "loss") if run.has(m)]
+    assert shown
+    for metric in shown:
+        assert np.mean(_values(run, metric) == 0.0) > 0.6, metric
+    if fmt in ("trl_state", "jsonl", "verl_console"):
+        assert run.facts.num_generations == 2
+
+
+@pytest.mark.parametrize("fmt", PATTERNS["identical_rewards"].formats)
+def test_identical_rewards_at_a_constant_with_no_spread_in_every_format(tmp_path: Path, fmt: str) -> None:
+    run = _read(tmp_path, "identical_rewards", fmt, 60, 2, value=1.0)
+    assert set(_values(run, "reward_mean")) == {1.0}
+    for metric, value in (("reward_std", 0.0), ("reward_zero_std_frac", 1.0), ("advantage_std", 0.0),
+                          ("grad_norm", 0.0)):
+        if run.has(metric):
+            assert set(_values(run, metric)) == {value}, metric
+
+
+@pytest.mark.parametrize("fmt", PATTERNS["eval_flat"].formats)
+def test_eval_flat_or_identical_while_training_reward_rises(tmp_path: Path, fmt: str) -> None:
+    for identical in (False, True):
+        run = _read(tmp_path / str(identical), "eval_flat", fmt, 200, 5, eval_identical=identical)
+        held_out = _values(run, "accuracy" if run.has("accuracy", "eval") else "reward_mean", "eval")
+        assert len(held_out) >= 8
+        if identical:
+            assert len(set(held_out)) == 1
+        else:
+            assert held_out.max() - held_out.min() < 0.1  # binomial noise of a 500-question eval, no trend
+        reward = _values(run, "reward_mean")
+        assert reward[-len(reward) // 5:].mean() > reward[: len(reward) // 5].mean() + 0.1
+
+
+@pytest.mark.parametrize("fmt", PATTERNS["reward_hacking"].formats)
+def test_reward_hacking_shows_reward_jump_kl_multiplying_and_task_falling(tmp_path: Path, fmt: str) -> None:
+    run = _read(tmp_path, "reward_hacking", fmt, 200, 5)
+    kl = run.series("kl")
+    assert kl.loc[160:].mean() > 4 * kl.loc[60:100].mean()
+    reward = run.series("reward_mean")
+    assert reward.loc[160:].mean() > reward.loc[60:100].mean() + 0.2
+    held_out = run.series("accuracy" if run.has("accuracy", "eval") else "reward_mean", "eval")
+    assert held_out.loc[170:].mean() < held_out.loc[80:110].max() - 0.08
+    answer = truth(Generated(pattern="reward_hacking", format=fmt, steps=200, logging_steps=5))
+    assert answer.accept == ("rollback",) and answer.rollback_window is not None
+    assert answer.rollback_window[1] <= 100  # before the hacking began (step 100 of 200)
+
+
+@pytest.mark.parametrize("fmt", PATTERNS["dpo_logp_collapse"].formats)
+def test_dpo_chosen_logps_fall_below_a_uniform_guess_while_accuracy_rises(tmp_path: Path, fmt: str) -> None:
+    run = _read(tmp_path, "dpo_logp_collapse", fmt, 120, 2)
+    tokens = 80  # the recipe's completion length
+    per_token = run.series("logps_chosen") / tokens
+    assert per_token.iloc[:5].mean() > -2.0 and per_token.iloc[-5:].mean() < -math.log(151936)
+    accuracy = run.series("pref_accuracy")
+    assert accuracy.iloc[-10:].mean() > accuracy.iloc[:10].mean() + 0.1
+
+
+@pytest.mark.parametrize("pattern", ["finished_plateau", "finished_rising"])
+@pytest.mark.parametrize("fmt", PATTERNS["finished_plateau"].formats)
+def test_finished_runs_reached_their_planned_steps_and_say_so(tmp_path: Path, pattern: str, fmt: str) -> None:
+    run = _read(tmp_path, pattern, fmt, 150, 10)
+    root = tmp_path / f"{pattern}-{fmt}"
+    assert run.last_step == 150
+    if fmt != "tensorboard":
+        assert run.facts.planned_total_steps == 150
+    text = "\n".join(p.read_text(errors="replace") for p in root.rglob("*") if p.is_file() and p.suffix in (
+        ".json", ".jsonl", ".log", ".out", ".csv"))
+    if fmt in ("trl_console", "jsonl_flat"):
+        assert "train_runtime" in text
+    if fmt in ("trl_state", "trl_live"):
+        state = json.loads((root / "checkpoint-150" / "trainer_state.json").read_text())
+        assert state["global_step"] == state["max_steps"] == 150
+        assert state["stateful_callbacks"]["TrainerControl"]["args"]["should_training_stop"] is True
+    if fmt == "verl_console":
+        assert "Final validation metrics" in text and "Training Progress: 100%" in text
+    if fmt in ("tensorboard", "trl_live"):  # HF's TensorBoard callback logs the summary as train/... scalars
+        from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+
+        events = next(root.rglob("events.out.tfevents.*"))
+        tags = {(v.tag, e.step) for e in EventFileLoader(str(events)).Load() for v in e.summary.value}
+        assert ("train/train_runtime", 150) in tags and ("train/train_loss", 150) in tags
+    answer = truth(Generated(pattern=pattern, format=fmt, steps=150, logging_steps=10))
+    assert answer.accept == (("stop",) if pattern == "finished_plateau" else ("continue",))
+
+
+def test_live_runs_are_not_marked_finished(tmp_path: Path) -> None:
+    root = write_run(Generated(pattern="healthy", format="trl_state", seed=1, steps=100, logging_steps=10),
+                     tmp_path / "run")
+    state = json.loads((root / "checkpoint-100" / "trainer_state.json").read_text())
+    assert state["max_steps"] > 100 and not state["stateful_callbacks"]["TrainerControl"]["args"][
+        "should_training_stop"]
+    assert "train_runtime" not in (root / "checkpoint-100" / "trainer_state.json").read_text()
+
+
+def test_flat_jsonl_holds_one_flat_object_per_log_call(tmp_path: Path) -> None:
+    spec = Generated(pattern="healthy", format="jsonl_flat", seed=1, steps=60, logging_steps=10,
+                     options={"eval_every": 20, "finished": True})
+    root = write_run(spec, tmp_path / "run")
+    records = [json.loads(line) for line in (root / "metrics.jsonl").read_text().splitlines()]
+    assert all(isinstance(r["step"], int) and not any(isinstance(v, dict) for v in r.values()) for r in records)
+    train = [r for r in records if "reward" in r]
+    assert [r["step"] for r in train] == [10, 20, 30, 40, 50, 60]
+    assert [r["step"] for r in records if "eval_reward" in r] == [20, 40, 60]
+    assert "train_runtime" in records[-1] and records[-1]["step"] == 60
+    run = load_run(root)
+    assert run.facts.framework == "trl" and run.facts.beta == pytest.approx(0.04)
+    assert run.series("reward_mean", "eval").index.tolist() == [20, 40, 60]
+    nested = write_run(spec.model_copy(update={"format": "jsonl"}), tmp_path / "nested")
+    first = json.loads(next(nested.rglob("*.jsonl")).read_text().splitlines()[1])
+    assert set(first) == {"step", "data"}  # verl's file logger nests the metrics
+
+
+def test_good_window_ends_at_the_newest_step_still_as_good_as_the_best() -> None:
+    from assessor.evals.generate.recipes.base import good_window
+
+    # Rise to 0.6 by step 100, hold it to step 151, then fall to 0.3: "as good" is within 0.05 (a quarter of the
+    # 0.3 drop, capped at 0.05).
+    quality = np.concatenate([np.linspace(0.2, 0.6, 100), np.full(50, 0.6), np.linspace(0.6, 0.3, 50)])
+    assert good_window(quality, 150) == (88, 150)  # the newest step of the plateau, not its first
+    assert good_window(quality, 200) == (88, 159)  # never a step already below the band
+    assert good_window(quality, 120) == (88, 120)

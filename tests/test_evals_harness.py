@@ -18,6 +18,7 @@ from assessor.evals import harness
 from assessor.evals.baseline import ThresholdsJudge, alerts
 from assessor.evals.cases import Case
 from assessor.evals.cassette import Cassette, RecordingJudge, ReplayJudge
+from assessor.evals.report import render_json, render_markdown
 from assessor.judge import Evidence, JudgeRequest, JudgeResult, Usage, Verdict
 from assessor.judge.fake import FakeJudge
 from assessor.pipeline import assess_run
@@ -163,6 +164,87 @@ def test_select_cases_fast_subset_is_first_of_each_pattern_plus_tagged(tmp_path:
     assert [c.name for _, c in harness.select_cases(cases, "all", ["h*", "!h1"])] == ["h0"]
     with pytest.raises(ConfigError):
         harness.select_cases(cases, "all", ["nothing*"])
+
+
+# --- format disagreement
+
+
+def _scenario_cases(tmp_path: Path, formats: tuple[str, ...], scenario: str = "spent-s1") -> list[harness.LoadedCase]:
+    """One run written (here: copied) in several formats, as the case table expands a scenario."""
+    items = []
+    for fmt in formats:
+        run = make_run(tmp_path / f"{scenario}-{fmt}", reward=np.full(60, 0.5))
+        generated = Case.model_validate({
+            "name": f"{scenario}-{fmt}", "run": {"pattern": "spent", "format": fmt, "seed": 1, "steps": 60},
+            "accept": ["stop"], "onset_step": 10, "scenario": scenario})
+        items.append(harness.LoadedCase(generated, tmp_path, run))
+    return items
+
+
+def test_a_scenario_judged_differently_in_one_format_is_a_format_disagreement(tmp_path: Path) -> None:
+    def by_format(request: JudgeRequest) -> Verdict:  # a judge whose answer depends on the file format
+        return verdict("continue") if request.run.path.name.endswith("-csv") else verdict("stop")
+
+    loaded = [*_scenario_cases(tmp_path, ("trl_state", "jsonl", "csv")),
+              *_scenario_cases(tmp_path, ("trl_state", "jsonl"), "alike-s2")]
+    judges = [harness.EvalJudge(FakeJudge(respond=by_format), "fake")]
+    outcomes = harness.evaluate(loaded, judges, delay_count=2)["fake"]
+    assert [o.format for o in outcomes[:3]] == ["trl_state", "jsonl", "csv"] and outcomes[0].scenario == "spent-s1"
+    found = harness.format_disagreements(outcomes)
+    assert [d.scenario for d in found] == ["spent-s1"]  # alike-s2 got stop in both of its formats
+    assert found[0].decisions == {"trl_state": "stop", "jsonl": "stop", "csv": "continue"}
+    assert found[0].cases["csv"] == "spent-s1-csv"
+    report = harness.judge_report(judges[0], outcomes)
+    assert (report.synthetic.scenarios, report.synthetic.format_disagreements) == (2, 1)
+    assert report.synthetic.format_disagreement_scenarios == ["spent-s1"]
+    assert report.real.scenarios == 0
+
+    full = harness.EvalReport(source="x", subset="all", cases=5, synthetic_cases=5, real_cases=0, delay_points=2,
+                              judges=[report])
+    markdown = render_markdown(full)
+    assert "| format disagreements (failures) | 1 of 2 scenarios |" in markdown
+    assert "## Format disagreements" in markdown and "| spent-s1 | fake | stop | stop | continue |" in markdown
+    data = json.loads(render_json(full))
+    assert data["judges"][0]["format_disagreements"][0]["decisions"]["csv"] == "continue"
+    assert harness.EvalReport.model_validate(data) == full  # the JSON report round-trips
+
+    # The same judge, answering alike in every format: no disagreement, and the report says so.
+    alike = harness.evaluate(loaded, [harness.EvalJudge(FakeJudge(respond=lambda r: verdict("stop")), "fake")],
+                             delay_count=2)["fake"]
+    assert harness.format_disagreements(alike) == []
+    quiet = full.model_copy(update={"judges": [harness.judge_report(judges[0], alike)]})
+    assert "None: every judge decided each scenario alike in every format." in render_markdown(quiet)
+
+
+def test_rollback_steps_may_differ_between_formats_but_a_failed_judgement_may_not() -> None:
+    def outcome(fmt: str, decision: str | None, step: int | None = None) -> harness.CaseOutcome:
+        generated = Case.model_validate({"name": f"s-{fmt}", "run": {"pattern": "p", "format": fmt},
+                                         "accept": ["rollback"], "rollback_window": [10, 40], "scenario": "s"})
+        return harness.score_case(generated, decision, step)  # type: ignore[arg-type]
+
+    assert harness.format_disagreements([outcome("csv", "rollback", 20), outcome("jsonl", "rollback", 30)]) == []
+    failed = harness.format_disagreements([outcome("csv", "rollback", 20), outcome("jsonl", None)])
+    assert failed[0].decisions == {"csv": "rollback@20", "jsonl": "error"}
+
+
+def test_floor_counts_format_disagreements_when_it_names_a_limit(tmp_path: Path) -> None:
+    def by_format(request: JudgeRequest) -> Verdict:
+        return verdict("continue") if request.run.path.name.endswith("-csv") else verdict("stop")
+
+    loaded = _scenario_cases(tmp_path, ("trl_state", "csv"))
+    rules = harness.EvalJudge(FakeJudge(respond=by_format), "rules")
+    rules.judge.name = "rules"  # type: ignore[misc]
+    report = harness.EvalReport(source="x", subset="fast", cases=2, synthetic_cases=2, real_cases=0, delay_points=2,
+                                judges=[harness.judge_report(rules, harness.evaluate(loaded, [rules], delay_count=2)
+                                                             ["rules"])])
+    floor = harness.floor_from(report)
+    assert floor.max_format_disagreements == 1 and floor.measured["format_disagreements"] == 1
+    strict = floor.model_copy(update={"max_format_disagreements": 0, "synthetic_accuracy": 0.0})
+    check = harness.check_floor(report, strict)
+    assert not check.passed and "1 scenarios judged differently in different formats > floor 0 (spent-s1)" in \
+        check.message
+    unchecked = strict.model_copy(update={"max_format_disagreements": None})
+    assert harness.check_floor(report, unchecked).passed  # an older floor file without the field
 
 
 # --- detection delay

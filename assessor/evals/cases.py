@@ -26,7 +26,9 @@ class Generated(_Model):
     """A synthetic run made by `assessor.evals.generate` from a named pattern."""
 
     pattern: str = Field(description="A recipe name in `assessor.evals.generate.PATTERNS`.")
-    format: Literal["trl_state", "trl_live", "tensorboard", "jsonl", "verl_console", "trl_console", "csv"] = "jsonl"
+    format: Literal[
+        "trl_state", "trl_live", "tensorboard", "jsonl", "jsonl_flat", "verl_console", "trl_console", "csv",
+    ] = "jsonl"
     seed: int = 0
     steps: int = Field(300, description="Optimizer steps the run has reached.")
     logging_steps: int = 1
@@ -47,6 +49,9 @@ class Case(_Model):
     healthy: bool = Field(False, description="A run that must not be stopped (stopping it is the costliest error).")
     tags: list[str] = Field(default_factory=list)
     reasoning: str = Field("", description="Why these labels: what the curves show.")
+    scenario: str | None = Field(
+        None, description="Shared by the cases that write one scenario in different formats: the same run, so a "
+                          "judge's verdicts on them must agree (`assessor eval` reports a disagreement).")
 
     @model_validator(mode="after")
     def _consistent(self) -> Case:

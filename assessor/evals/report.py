@@ -139,6 +139,9 @@ def _scores_rows(report: EvalReport, pick: Callable[[JudgeReport], Scores],
             if delays(j).cases else _DASH),
         row("errors", lambda j: str(pick(j).errors)),
     ]
+    if any(pick(j).scenarios for j in judges):
+        rows.append(row("format disagreements (failures)",
+                        lambda j: f"{pick(j).format_disagreements} of {pick(j).scenarios} scenarios"))
     return rows
 
 
@@ -173,6 +176,21 @@ def _delay_cell(o: CaseOutcome) -> str:
 def _confusion(scores: Scores) -> list[str]:
     rows = [[expected, *(scores.confusion.get(expected, {}).get(d, 0) for d in DECISIONS)] for expected in DECISIONS]
     return _table(["expected \\ judged", *DECISIONS], rows)
+
+
+def _disagreements(judges: Sequence[JudgeReport]) -> list[str]:
+    """The scenarios each judge decided differently in different formats (each one a failure)."""
+    found = [(j, d) for j in judges for d in j.format_disagreements]
+    if not any(j.synthetic.scenarios or j.real.scenarios for j in judges):
+        return []
+    out = ["## Format disagreements", "",
+           "Scenarios written in several formats (the same run, so the same labels) whose decisions differ between "
+           "formats; each is a failure of the judge, whatever the labels say.", ""]
+    if not found:
+        return [*out, "None: every judge decided each scenario alike in every format.", ""]
+    formats = list(dict.fromkeys(f for _, d in found for f in d.decisions))
+    rows = [[d.scenario, _column(j), *(d.decisions.get(f, _DASH) for f in formats)] for j, d in found]
+    return out + _table(["scenario", "judge", *formats], rows)
 
 
 def render_markdown(report: EvalReport) -> str:
@@ -227,6 +245,8 @@ def render_markdown(report: EvalReport) -> str:
         rows = [[t, str(judges[0].by_tag[t].cases),
                  *(f"{j.by_tag[t].correct}/{j.by_tag[t].cases}" for j in judges)] for t in tags]
         out += _table(["tag", "cases", *columns], rows)
+
+    out += _disagreements(judges)
 
     cases = judges[0].outcomes if judges else []
     delayed = [i for i, o in enumerate(cases) if any(j.outcomes[i].delay is not None for j in judges)]

@@ -13,7 +13,7 @@ from pathlib import Path
 from assessor.evals.cases import Case, Generated
 from assessor.evals.generate.writers import write_run
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "3"
 
 
 def spec_key(spec: Generated) -> str:

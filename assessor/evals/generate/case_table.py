@@ -1,14 +1,17 @@
 """The labelled synthetic set, `evals/synthetic.yaml`.
 
-`case_plan()` lists every case, `label` takes its labels from the recipe's ground truth (never from a judge),
-and `write_cases` (`main`, `python -m assessor.evals.generate`) writes the case file.
+`scenarios()` lists the scenarios (a pattern with its seed, steps and options); each expands into one case
+per format it can be written in, grouped by the scenario id (`Case.scenario`), so `assessor eval` can check
+that a judge's verdict does not depend on the file format. `case_plan()` is every case (plus a few whose
+setting exists in one format only), `label` takes its labels from the recipe's ground truth (never from a
+judge), and `write_cases` (`main`, `python -m assessor.evals.generate`) writes the case file.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,124 +20,164 @@ import yaml
 from assessor.evals.cases import Case, Generated
 from assessor.evals.generate.context import checkpoint_steps, framework_of, truth
 from assessor.evals.generate.model import Format
+from assessor.evals.generate.recipes import PATTERNS
 
 
 @dataclass(frozen=True)
 class Planned:
-    """One case of the synthetic set before labelling: a spec plus extra tags."""
+    """One case of the synthetic set before labelling: a spec plus extra tags, and the scenario it writes."""
 
     name: str
     spec: Generated
     tags: tuple[str, ...] = ()
+    scenario: str | None = None
+
+
+# Every format writes a scenario from the same simulated batches: the TRL batch shape unless the scenario (or its
+# recipe) says otherwise, so the runs differ only in what each format keeps and how it writes it.
+SHARED_BATCH = {"prompts": 8, "num_generations": 8}
+
+
+def _short(fmt: Format, framework: str) -> str:
+    if fmt == "tensorboard":
+        return "tb-verl" if framework == "verl" else "tb"
+    return fmt.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class ScenarioPlan:
+    """One scenario: a pattern with its seed, steps and options, written in every format it can be written in.
+
+    `expand` gives one case per format, all sharing the scenario id `name`: the same run, so the same labels,
+    and a judge's verdicts on them must agree (`assessor eval` reports a disagreement as a failure).
+
+    Attributes:
+        name: the scenario id (the case names add the format).
+        pattern: the recipe.
+        seed, steps, logging_steps: as in `Generated` (`logging_steps` is TRL's; verl and the book log every step).
+        options: recipe options, shared by every format (`framework` picks the tensorboard writer's framework).
+        formats: the formats to write (default: every format the pattern can be written in, `Recipe.formats`).
+        tags: extra tags on every case (`fast` puts the scenario in the CI subset).
+    """
+
+    name: str
+    pattern: str
+    seed: int
+    steps: int
+    logging_steps: int = 1
+    options: Mapping[str, float | int | str | bool] = field(default_factory=dict)
+    formats: tuple[Format, ...] | None = None
+    tags: tuple[str, ...] = ()
+
+    def expand(self) -> list[Planned]:
+        """One planned case per format."""
+        recipe = PATTERNS[self.pattern]
+        options = dict(self.options)
+        if recipe.kind == "grpo" and recipe.batch is None:
+            for key, value in SHARED_BATCH.items():
+                options.setdefault(key, value)
+        framework = str(options.get("framework", "trl"))
+        if recipe.exclusion("tensorboard", framework) is not None:
+            framework = "verl" if framework == "trl" else "trl"
+        out = []
+        for fmt in self.formats or recipe.formats:
+            spec_options = {k: v for k, v in options.items() if k != "framework"}
+            if fmt == "tensorboard":
+                spec_options["framework"] = framework
+            spec = Generated(pattern=self.pattern, format=fmt, seed=self.seed, steps=self.steps,
+                             logging_steps=self.logging_steps, options=spec_options)
+            out.append(Planned(f"{self.name}-{_short(fmt, framework)}", spec, self.tags, self.name))
+        return out
 
 
 def _plan(name: str, pattern: str, fmt: Format, seed: int, steps: int, logging_steps: int = 1,
           tags: Sequence[str] = (), **options: float | int | str | bool) -> Planned:
+    """A case in one format only (a format-specific setting: a save limit, a GPU log beside the run)."""
     spec = Generated(pattern=pattern, format=fmt, seed=seed, steps=steps, logging_steps=logging_steps, options=options)
     return Planned(name, spec, tuple(tags))
 
 
+def _each(name: str, pattern: str, seed: int, steps: int, logging_steps: int = 1, tags: Sequence[str] = (),
+          **options: float | int | str | bool) -> ScenarioPlan:
+    """A scenario in every format its pattern can be written in."""
+    return ScenarioPlan(name, pattern, seed, steps, logging_steps, options, None, tuple(tags))
+
+
+FAST = ("fast",)
+
+
+def scenarios() -> list[ScenarioPlan]:
+    """The scenarios of the synthetic set, each written in every format it can be."""
+    e = _each
+    return [
+        # --- healthy, varied in noise, KL term, logging interval, components, held-out evals, checkpoints
+        e("healthy-s1", "healthy", 1, 400, 10, tags=FAST),
+        e("healthy-nokl-s3", "healthy", 3, 300, 5, beta=0.0, noise="high", components=True),
+        e("healthy-eval-s5", "healthy", 5, 300, 1, noise="low", eval_every=20),
+        e("healthy-verl-s4", "healthy", 4, 250, 5, framework="verl", eval_every=25),
+        e("healthy-nockpt-s9", "healthy", 9, 360, 2, checkpoints=False, noise="low"),
+        e("kl_up_reward_up-s2", "kl_up_reward_up", 2, 300, 5),
+        e("kl_stable_reward_up-s1", "kl_stable_reward_up", 1, 400, 10),
+        e("pg_loss_declining-s2", "pg_loss_declining", 2, 300, 5),
+        e("pg_loss_oscillating-s1", "pg_loss_oscillating", 1, 300, 10),
+        e("kl_spike_transient-s1", "kl_spike_transient", 1, 400, 1, save_steps=50),
+        e("transient_dip-s1", "transient_dip", 1, 400, 10),
+        e("early-s1", "early", 1, 33, 1, save_steps=10),
+        e("early-nockpt-s4", "early", 4, 40, 2, beta=0.0, checkpoints=False),
+        e("generation_bound-s1", "generation_bound", 1, 300, 5, gen_share=0.76),
+        e("resumed_duplicates-s1", "resumed_duplicates", 1, 400, 10, save_steps=50),
+        e("clip_asymmetry-benign-s3", "clip_asymmetry", 3, 300, 5, benign=True),
+        e("dpo_healthy-s1", "dpo_healthy", 1, 150, 1, save_steps=25, tags=FAST),
+        e("finished_rising-s1", "finished_rising", 1, 300, 10),
+        # --- converged, run its course, finished on a plateau
+        e("kl_stable_reward_flat-s1", "kl_stable_reward_flat", 1, 400, 10),
+        e("kl_up_reward_flat-s3", "kl_up_reward_flat", 3, 400, 10),
+        e("finished_plateau-s1", "finished_plateau", 1, 300, 10),
+        # --- no learning signal (a practitioner stops and fixes the setup)
+        e("reward_saturation-s1", "reward_saturation", 1, 300, 5),
+        e("identical_rewards-s1", "identical_rewards", 1, 80, 2),
+        e("identical_rewards-one-s3", "identical_rewards", 3, 80, 2, value=1.0),
+        e("zero_reward-s1", "zero_reward", 1, 200, 5, tags=FAST),
+        e("correctness_pinned-s1", "correctness_pinned", 1, 300, 5),
+        e("zero_grad-s1", "zero_grad", 1, 200, 1),
+        e("truncation-s1", "truncation", 1, 300, 10, max_completion_length=512),
+        e("dpo_stuck-s1", "dpo_stuck", 1, 120, 1, save_steps=25),
+        e("component_hacking-stalls-s3", "component_hacking", 3, 300, 5, correctness="stalls"),
+        # --- held-out eval: flat while training reward rises, or peaked and fell
+        e("eval_flat-s1", "eval_flat", 1, 300, 10),
+        e("eval_flat-identical-s2", "eval_flat", 2, 300, 5, eval_identical=True),
+        e("eval_peak-s1", "eval_peak", 1, 500, 10),
+        # --- a better model lies behind: roll back (checkpoint in the run folder or not)
+        e("kl_up_reward_down-s1", "kl_up_reward_down", 1, 400, 10),
+        e("kl_up_reward_down-nockpt-s3", "kl_up_reward_down", 3, 400, 1, checkpoints=False, tags=FAST),
+        e("resumed_duplicates-degrading-s3", "resumed_duplicates", 3, 400, 10, save_steps=50,
+          underlying="kl_up_reward_down", beta=0.04),
+        e("pg_loss_sign_reversal-s2", "pg_loss_sign_reversal", 2, 400, 10),
+        e("pg_loss_blowup-s2", "pg_loss_blowup", 2, 400, 5),
+        e("component_hacking-s1", "component_hacking", 1, 400, 10),
+        e("entropy_collapse-s1", "entropy_collapse", 1, 400, 10),
+        e("entropy_blowup-s1", "entropy_blowup", 1, 240, 1),
+        e("length_collapse-s1", "length_collapse", 1, 300, 5),
+        e("length_explosion-s2", "length_explosion", 2, 400, 10),
+        e("length_bimodal-s1", "length_bimodal", 1, 400, 10),
+        e("clip_asymmetry-s1", "clip_asymmetry", 1, 400, 10),
+        e("kl_blowup-s1", "kl_blowup", 1, 400, 10),
+        e("nan_divergence-s1", "nan_divergence", 1, 300, 5),
+        e("reward_hacking-s1", "reward_hacking", 1, 300, 5),
+        e("dpo_logp_collapse-s1", "dpo_logp_collapse", 1, 200, 2, save_steps=25),
+    ]
+
+
 def case_plan() -> list[Planned]:
-    """The synthetic set: every pattern in at least two formats and seeds, healthy runs in many variants."""
+    """The synthetic set: every scenario in every format it can be written in, plus format-specific cases."""
     p = _plan
     return [
-        # --- healthy, varied in framework, format, noise, KL term, logging interval, components
-        p("healthy-trl-state-s1", "healthy", "trl_state", 1, 400, 10),
-        p("healthy-trl-live-s2", "healthy", "trl_live", 2, 520, 10, components=True),
-        p("healthy-tb-trl-nokl-s3", "healthy", "tensorboard", 3, 300, 5, beta=0.0, noise="high"),
-        p("healthy-tb-verl-s4", "healthy", "tensorboard", 4, 250, framework="verl", eval_every=25),
-        p("healthy-jsonl-s5", "healthy", "jsonl", 5, 300, noise="low", eval_every=20),
-        p("healthy-verl-console-nokl-s6", "healthy", "verl_console", 6, 200, beta=0.0, noise="high"),
-        p("healthy-trl-console-s7", "healthy", "trl_console", 7, 200, 5, beta=0.0, components=True),
-        p("healthy-csv-s8", "healthy", "csv", 8, 500, eval_every=50, noise="high"),
-        p("healthy-trl-state-top-s9", "healthy", "trl_state", 9, 360, 1, layout="top", checkpoints=False, noise="low"),
-        p("kl_up_reward_up-trl-state-s1", "kl_up_reward_up", "trl_state", 1, 400, 10),
-        p("kl_up_reward_up-jsonl-s2", "kl_up_reward_up", "jsonl", 2, 300),
-        p("kl_up_reward_up-csv-s3", "kl_up_reward_up", "csv", 3, 400, eval_every=50),
-        p("kl_stable_reward_up-tb-trl-s1", "kl_stable_reward_up", "tensorboard", 1, 400, 10),
-        p("kl_stable_reward_up-verl-console-s2", "kl_stable_reward_up", "verl_console", 2, 250),
-        p("kl_stable_reward_up-trl-console-s3", "kl_stable_reward_up", "trl_console", 3, 300, 10),
-        p("pg_loss_declining-verl-console-s1", "pg_loss_declining", "verl_console", 1, 300),
-        p("pg_loss_declining-trl-state-s2", "pg_loss_declining", "trl_state", 2, 300, 5),
-        p("pg_loss_oscillating-trl-console-s1", "pg_loss_oscillating", "trl_console", 1, 300, 10),
-        p("pg_loss_oscillating-jsonl-s2", "pg_loss_oscillating", "jsonl", 2, 300),
-        p("kl_spike_transient-trl-state-s1", "kl_spike_transient", "trl_state", 1, 400, 1, save_steps=50),
-        p("kl_spike_transient-tb-verl-s2", "kl_spike_transient", "tensorboard", 2, 300, framework="verl"),
-        p("kl_spike_transient-jsonl-s3", "kl_spike_transient", "jsonl", 3, 240),
-        p("transient_dip-trl-live-s1", "transient_dip", "trl_live", 1, 490, 10),
-        p("transient_dip-verl-console-s2", "transient_dip", "verl_console", 2, 300),
-        p("transient_dip-csv-s3", "transient_dip", "csv", 3, 400),
-        p("early-trl-live-s1", "early", "trl_live", 1, 33, 1, save_steps=10),
-        p("early-verl-console-s2", "early", "verl_console", 2, 20, checkpoints=False),
-        p("early-csv-s3", "early", "csv", 3, 25, checkpoints=False),
-        p("early-trl-console-s4", "early", "trl_console", 4, 40, 2, beta=0.0, checkpoints=False),
-        p("generation_bound-jsonl-s1", "generation_bound", "jsonl", 1, 300),
-        p("generation_bound-verl-console-s2", "generation_bound", "verl_console", 2, 200, gen_share=0.72),
+        *(planned for scenario in scenarios() for planned in scenario.expand()),
+        # --- settings only one format has: a save limit that deleted the good checkpoints, a GPU log
         p("generation_bound-trl-live-smi-s3", "generation_bound", "trl_live", 3, 215, 5, nvidia_smi=True,
           gen_share=0.78, tags=["nvidia_smi"]),
-        p("resumed_duplicates-tb-trl-s1", "resumed_duplicates", "tensorboard", 1, 400, 10, save_steps=50),
-        p("resumed_duplicates-verl-console-s2", "resumed_duplicates", "verl_console", 2, 300, save_steps=50),
-        p("resumed_duplicates-csv-degrading-s3", "resumed_duplicates", "csv", 3, 400, save_steps=50,
-          underlying="kl_up_reward_down", beta=0.04),
-        p("clip_asymmetry-benign-trl-state-s3", "clip_asymmetry", "trl_state", 3, 300, 5, benign=True,
-          tags=["benign"]),
-        p("dpo_healthy-trl-state-s1", "dpo_healthy", "trl_state", 1, 150, 1, save_steps=25),
-        p("dpo_healthy-tb-s2", "dpo_healthy", "tensorboard", 2, 200, 2),
-        p("dpo_healthy-trl-console-s3", "dpo_healthy", "trl_console", 3, 120, 1, checkpoints=False),
-        # --- converged / run its course
-        p("kl_stable_reward_flat-trl-state-s1", "kl_stable_reward_flat", "trl_state", 1, 400, 10),
-        p("kl_stable_reward_flat-jsonl-s2", "kl_stable_reward_flat", "jsonl", 2, 300),
-        p("kl_stable_reward_flat-csv-s3", "kl_stable_reward_flat", "csv", 3, 400),
-        p("kl_up_reward_flat-tb-trl-s1", "kl_up_reward_flat", "tensorboard", 1, 500, 10),
-        p("kl_up_reward_flat-verl-console-s2", "kl_up_reward_flat", "verl_console", 2, 300),
-        p("kl_up_reward_flat-trl-console-s3", "kl_up_reward_flat", "trl_console", 3, 400, 10, checkpoints=False),
-        # --- learning signal gone / setup failures
-        p("reward_saturation-trl-state-s1", "reward_saturation", "trl_state", 1, 300, 5),
-        p("reward_saturation-jsonl-s2", "reward_saturation", "jsonl", 2, 250),
-        p("reward_saturation-csv-s3", "reward_saturation", "csv", 3, 300),
-        p("identical_rewards-trl-console-s1", "identical_rewards", "trl_console", 1, 60, 5),
-        p("identical_rewards-verl-console-s2", "identical_rewards", "verl_console", 2, 40),
-        p("identical_rewards-tb-trl-s3", "identical_rewards", "tensorboard", 3, 80, 2, value=1.0),
-        p("truncation-trl-state-s1", "truncation", "trl_state", 1, 300, 10, max_completion_length=512),
-        p("truncation-jsonl-s2", "truncation", "jsonl", 2, 250, max_completion_length=512),
-        p("dpo_stuck-trl-state-s1", "dpo_stuck", "trl_state", 1, 120, 1, save_steps=25),
-        p("dpo_stuck-trl-console-s2", "dpo_stuck", "trl_console", 2, 100, 1),
-        # --- degrading: roll back (or stop when no good checkpoint is on disk)
-        p("kl_up_reward_down-trl-state-s1", "kl_up_reward_down", "trl_state", 1, 400, 10),
-        p("kl_up_reward_down-jsonl-s2", "kl_up_reward_down", "jsonl", 2, 300),
-        p("kl_up_reward_down-csv-nockpt-s3", "kl_up_reward_down", "csv", 3, 400, checkpoints=False,
-          tags=["no_checkpoints"]),
-        p("pg_loss_sign_reversal-verl-console-s1", "pg_loss_sign_reversal", "verl_console", 1, 300),
-        p("pg_loss_sign_reversal-trl-state-s2", "pg_loss_sign_reversal", "trl_state", 2, 400, 10),
-        p("pg_loss_blowup-jsonl-s1", "pg_loss_blowup", "jsonl", 1, 300),
-        p("pg_loss_blowup-tb-trl-s2", "pg_loss_blowup", "tensorboard", 2, 400, 5),
-        p("component_hacking-trl-state-s1", "component_hacking", "trl_state", 1, 400, 10),
-        p("component_hacking-csv-s2", "component_hacking", "csv", 2, 500, eval_every=50),
-        p("component_hacking-stalls-trl-console-s3", "component_hacking", "trl_console", 3, 300, 5,
-          correctness="stalls", tags=["stalls"]),
-        p("entropy_collapse-trl-live-s1", "entropy_collapse", "trl_live", 1, 415, 10, save_total_limit=0),
-        p("entropy_collapse-verl-console-s2", "entropy_collapse", "verl_console", 2, 300),
-        p("entropy_blowup-jsonl-s1", "entropy_blowup", "jsonl", 1, 240),
-        p("entropy_blowup-csv-s2", "entropy_blowup", "csv", 2, 300, beta=0.04),
-        p("length_collapse-trl-state-s1", "length_collapse", "trl_state", 1, 300, 5),
-        p("length_collapse-tb-verl-s2", "length_collapse", "tensorboard", 2, 250, framework="verl"),
-        p("length_explosion-verl-console-s1", "length_explosion", "verl_console", 1, 300),
-        p("length_explosion-trl-live-limit-s2", "length_explosion", "trl_live", 2, 430, 10,
+        p("entropy_collapse-trl-live-limit-s2", "entropy_collapse", "trl_live", 2, 415, 10, save_total_limit=2,
           tags=["save_total_limit"]),
-        p("length_bimodal-trl-console-s1", "length_bimodal", "trl_console", 1, 400, 10),
-        p("length_bimodal-jsonl-s2", "length_bimodal", "jsonl", 2, 300),
-        p("clip_asymmetry-trl-state-s1", "clip_asymmetry", "trl_state", 1, 400, 10),
-        p("clip_asymmetry-tb-trl-s2", "clip_asymmetry", "tensorboard", 2, 300, 5),
-        p("kl_blowup-trl-live-s1", "kl_blowup", "trl_live", 1, 410, 10, save_total_limit=0),
-        p("kl_blowup-jsonl-s2", "kl_blowup", "jsonl", 2, 300),
-        p("kl_blowup-csv-s3", "kl_blowup", "csv", 3, 400),
-        p("eval_peak-trl-state-s1", "eval_peak", "trl_state", 1, 500, 10),
-        p("eval_peak-verl-console-s2", "eval_peak", "verl_console", 2, 300),
-        p("eval_peak-csv-s3", "eval_peak", "csv", 3, 500),
-        p("nan_divergence-trl-state-s1", "nan_divergence", "trl_state", 1, 300, 5),
-        p("nan_divergence-jsonl-nockpt-s2", "nan_divergence", "jsonl", 2, 250, checkpoints=False,
-          tags=["no_checkpoints"]),
-        p("nan_divergence-tb-verl-s3", "nan_divergence", "tensorboard", 3, 300, framework="verl"),
     ]
 
 
@@ -149,7 +192,7 @@ def label(planned: Planned) -> Case:
     return Case(
         name=planned.name, run=spec, accept=list(answer.accept), preferred=answer.preferred,
         rollback_window=answer.rollback_window, onset_step=answer.onset_step, healthy=answer.healthy,
-        tags=list(dict.fromkeys(tags)), reasoning=answer.reasoning,
+        tags=list(dict.fromkeys(tags)), reasoning=answer.reasoning, scenario=planned.scenario,
     )
 
 

@@ -9,7 +9,7 @@ host, and a few helpers every stage uses live here too.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -23,11 +23,16 @@ from assessor.judge.models import Decision
 
 Array = npt.NDArray[np.float64]
 Row = dict[str, Any]
-Format = Literal["trl_state", "trl_live", "tensorboard", "jsonl", "verl_console", "trl_console", "csv"]
+Format = Literal["trl_state", "trl_live", "tensorboard", "jsonl", "jsonl_flat", "verl_console", "trl_console", "csv"]
 FORMATS: tuple[Format, ...] = (
-    "trl_state", "trl_live", "tensorboard", "jsonl", "verl_console", "trl_console", "csv",
+    "trl_state", "trl_live", "tensorboard", "jsonl", "jsonl_flat", "verl_console", "trl_console", "csv",
 )
 GRPO_FORMATS: tuple[Format, ...] = FORMATS
+# The framework whose keys and conventions a format carries (`tensorboard` is written for trl or verl).
+FORMAT_FRAMEWORK: dict[Format, str] = {
+    "trl_state": "trl", "trl_live": "trl", "trl_console": "trl", "jsonl_flat": "trl", "jsonl": "verl",
+    "verl_console": "verl", "csv": "rfs",
+}
 
 VOCAB_SIZE = 151936  # Qwen2.5 / Qwen3 tokenizers: entropy cannot exceed ln(151936) = 11.93 nats
 RUN_START = datetime(2026, 11, 20, 9, 14, 3)  # local wall clock of the fictional runs (nvidia-smi stamps)
@@ -42,7 +47,7 @@ class Truth:
     Attributes:
         accept: every decision a careful practitioner would accept.
         preferred: the single best decision, or None when several are equally right.
-        onset_step: first step where the problem is visible (None for a healthy run).
+        onset_step: first step where the problem is visible (None when there is none).
         rollback_window: inclusive steps a rollback may target; any checkpoint inside is right.
         healthy: stopping this run would be the costly mistake.
         reasoning: one or two sentences: what the curves show.
@@ -80,6 +85,7 @@ class Grpo:
     kl_events: list[tuple[int, float]] = field(default_factory=list)  # one-step multiplicative outliers
     grad_events: list[tuple[int, float]] = field(default_factory=list)
     identical: float | None = None  # setup failure: every completion gets exactly this reward
+    eval_identical: bool = False  # the held-out eval returns the very same number every time (a broken eval)
     gen_share: float = 0.55  # generation share of the step time
     pg_phi: float = 0.3  # autocorrelation of the pg-loss noise (negative: oscillating)
     noise: float = 1.0
@@ -102,6 +108,9 @@ class Dpo:
     chosen_share: Array  # part of the margin carried by the chosen reward (the rest by the rejected one)
     grad: Array
     noise: float = 1.0
+    drift: Array | None = None  # log-prob change of both completions beyond the margin (likelihood displacement)
+    tokens: float = 330.0  # mean tokens of a completion (the reference log-probs scale with it)
+    quality: Array | None = None  # what the model is worth (for the truth only): a DPO run has no held-out curve
 
 
 Latent = Grpo | Dpo
@@ -161,6 +170,11 @@ class Ctx:
         return levels[value] if isinstance(value, str) and value in levels else float(value)
 
     @property
+    def finished(self) -> bool:
+        """The run has reached its planned total steps (and its log says so)."""
+        return bool(self.spec.options.get("finished", self.recipe.finished))
+
+    @property
     def eval_every(self) -> int:
         """Steps between held-out evaluations (0: none)."""
         return int(self.spec.options.get("eval_every", self.recipe.eval_every(self)))
@@ -190,30 +204,54 @@ class Recipe:
         name: the pattern's name (the key in `PATTERNS`).
         summary: one line a practitioner would recognise.
         kind: "grpo" or "dpo" (which simulation and which keys).
-        formats: formats the pattern can be written in (where its signals exist).
+        excluded: formats (`jsonl`, ...), frameworks (`trl`, `verl`, `rfs`) or a format with its framework
+            (`tensorboard:verl`) the pattern cannot be written in, each with the reason: the signal that
+            decides its label does not exist there. Every other format writes it (`formats`).
         build: curves and ground truth for one spec.
         planned_factor: planned total steps as a multiple of the steps reached (the run is live).
+        finished: the run has reached its planned total steps (planned = steps reached) and says so the way its
+            framework does; the option `finished` overrides it.
         beta: default KL coefficient (TRL units); 0 means no KL term is logged.
         eval_every: default held-out evaluation interval for a spec (0: none).
         resumes: the run was interrupted and resumed (the log holds the overlap twice).
         off_policy: PPO ratios are clipped (several updates per generation batch).
+        batch: (prompts, completions per prompt) of a step when the spec does not say (else the framework's).
     """
 
     name: str
     summary: str
     kind: Literal["grpo", "dpo"]
-    formats: tuple[Format, ...]
+    excluded: Mapping[str, str]
     build: Builder
     planned_factor: float = 2.5
+    finished: bool = False
     beta: float = 0.04
     eval_every: Callable[[Ctx], int] = lambda ctx: 0
     resumes: bool = False
     off_policy: bool = False
+    batch: tuple[int, int] | None = None
+
+    def exclusion(self, fmt: Format, framework: str | None = None) -> str | None:
+        """Why the pattern cannot be written in `fmt` (with `framework`, for tensorboard), or None when it can."""
+        framework = framework or FORMAT_FRAMEWORK.get(fmt)
+        if framework is None:
+            return self.excluded.get(fmt)
+        return self.excluded.get(fmt) or self.excluded.get(f"{fmt}:{framework}") or self.excluded.get(framework)
+
+    @property
+    def formats(self) -> tuple[Format, ...]:
+        """The formats the pattern can be written in (tensorboard when either of its frameworks can)."""
+        return tuple(f for f in FORMATS if self._writable(f))
+
+    def _writable(self, fmt: Format) -> bool:
+        if fmt == "tensorboard":
+            return any(self.exclusion(fmt, framework) is None for framework in ("trl", "verl"))
+        return self.exclusion(fmt) is None
 
 
 def batch_shape(ctx: Ctx) -> tuple[int, int]:
     """(prompts, completions per prompt) of one optimizer step."""
-    defaults = {"trl": (8, 8), "verl": (64, 5), "rfs": (1, 8)}[ctx.framework]
+    defaults = ctx.recipe.batch or {"trl": (8, 8), "verl": (64, 5), "rfs": (1, 8)}[ctx.framework]
     prompts = int(ctx.opt("prompts", defaults[0]))
     group = int(ctx.opt("num_generations", defaults[1]))
     return prompts, group

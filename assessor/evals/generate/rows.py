@@ -98,19 +98,47 @@ def trl_rows(
 
 
 def trl_eval_rows(ctx: Ctx, evals: Mapping[int, float], first: int = 1, last: int | None = None) -> list[Row]:
-    """`eval_*` rows at the evaluation steps (separate dicts sharing the step with a training row)."""
+    """`eval_*` rows at the evaluation steps (separate dicts sharing the step with a training row).
+
+    `eval_loss` is GRPO's surrogate on the eval batches: near zero and no measure of quality, so it wobbles at
+    the training loss's scale without following the held-out accuracy.
+    """
     rows: list[Row] = []
     per_epoch = _steps_per_epoch(ctx)
     for step, value in sorted(evals.items()):
         if step < first or (last is not None and step > last):
             continue
         rows.append({
-            "eval_loss": round(0.01 + 0.002 * value, 4), "eval_reward": value,
+            "eval_loss": round(float(np.random.default_rng([ctx.spec.seed, step, 6]).normal(0.0, 0.005)), 4),
+            "eval_reward": value,
             "eval_rewards/accuracy_reward/mean": value, "eval_runtime": round(38.0 + 4 * value, 3),
             "eval_samples_per_second": round(500 / (38.0 + 4 * value), 3), "eval_steps_per_second": 0.421,
             "epoch": round(step / per_epoch, 4), "step": step,
         })
     return rows
+
+
+def trl_summary_row(ctx: Ctx, obs: Mapping[str, Array]) -> Row | None:
+    """The summary HF's `Trainer.train()` logs once training has reached `max_steps`, or None for a live run.
+
+    `{train_runtime, train_samples_per_second, train_steps_per_second, total_flos, train_loss, epoch, step}`:
+    the end-of-training marker of every TRL log (the trainer state, the TensorBoard events as `train/...`, the
+    console, where the progress callback leaves `total_flos` out).
+    """
+    if not ctx.finished:
+        return None
+    n = ctx.n
+    runtime = float(np.sum(obs["step_time"])) if "step_time" in obs else 4.0 * n
+    prompts, group = batch_shape(ctx)
+    samples = n * (prompts * group if ctx.recipe.kind == "grpo" else int(ctx.opt("pairs", 8)))
+    loss = obs["pg"] + ctx.beta * obs["kl"] if "pg" in obs else obs["loss"]
+    finite = loss[np.isfinite(loss)]
+    return {
+        "train_runtime": round(runtime, 4), "train_samples_per_second": round(samples / runtime, 3),
+        "train_steps_per_second": round(n / runtime, 3), "total_flos": 0.0,
+        "train_loss": float(finite.mean()) if len(finite) else math.nan,
+        "epoch": round(n / _steps_per_epoch(ctx), 4), "step": n,
+    }
 
 
 def merge_rows(train: list[Row], evals: list[Row]) -> list[Row]:

@@ -60,6 +60,7 @@ def simulate_grpo(ctx: Ctx, lat: Grpo, rng: np.random.Generator) -> dict[str, Ar
     lengths = np.clip(np.rint(lengths), 1, lat.cap)
     truncated = lengths >= lat.cap
     correct &= ~truncated
+    correct &= (lat.acc > 0)[:, None, None]  # a reward pinned at its floor: not one completion scores
     acc_reward = correct.astype(np.float64)
     total = acc_reward
     fmt_reward: npt.NDArray[np.float64] | None = None
@@ -134,6 +135,13 @@ def simulate_grpo(ctx: Ctx, lat: Grpo, rng: np.random.Generator) -> dict[str, Ar
     obs["time_rest"] = core * (1 - lat.gen_share)
     obs["step_time"] = gen + obs["time_rest"]
 
+    # A step whose groups all scored alike has zero advantages: the policy-gradient loss is exactly 0 and nothing
+    # is clipped; without a KL term there is no gradient at all (TRL logs loss 0.0 and grad_norm 0.0).
+    dead = obs["zero_std"] >= 1.0
+    for key in ("pg", "clip_low", "clip_high", "clip_high_max", "ppo_kl"):
+        obs[key] = np.where(dead, 0.0, obs[key])
+    if ctx.beta <= 0:
+        obs["grad_norm"] = np.where(dead, 0.0, obs["grad_norm"])
     if lat.identical is not None:  # no reward spread: zero advantages, zero gradient (the policy never moves)
         for key in ("pg", "grad_norm", "clip_low", "clip_high", "clip_high_max", "kl", "ppo_kl", "adv_std"):
             obs[key] = np.zeros(n)
@@ -145,7 +153,11 @@ def simulate_grpo(ctx: Ctx, lat: Grpo, rng: np.random.Generator) -> dict[str, Ar
 
 
 def _eval_points(ctx: Ctx, lat: Latent, rng: np.random.Generator) -> dict[int, float]:
-    """Held-out accuracy measured on a 500-question set at each evaluation step."""
+    """Held-out accuracy measured on a 500-question set at each evaluation step.
+
+    One draw per step of the run (step 0 included), whichever steps a framework evaluates at: the same step
+    scores the same in every format (verl adds a step-0 evaluation, the book one at step 1).
+    """
     every = ctx.eval_every
     if every <= 0 or not isinstance(lat, Grpo):
         return {}
@@ -154,10 +166,11 @@ def _eval_points(ctx: Ctx, lat: Latent, rng: np.random.Generator) -> dict[int, f
     if ctx.framework in ("verl", "rfs"):
         steps = [0 if ctx.framework == "verl" else 1, *steps]
     size = int(ctx.opt("eval_size", 500))
-    out: dict[int, float] = {}
-    for step in steps:
-        p = float(np.clip(quality[max(step, 1) - 1], 0.0, 1.0))
-        out[step] = float(rng.binomial(size, p)) / size
+    p_all = np.clip(np.concatenate([quality[:1], quality]), 0.0, 1.0)  # index = step
+    scores = rng.binomial(size, p_all)
+    out: dict[int, float] = {step: float(scores[step]) / size for step in steps}
+    if lat.eval_identical and out:  # a broken eval (cached generations, a constant scorer): one number every time
+        out = dict.fromkeys(out, round(float(np.clip(quality[0], 0.0, 1.0)) * size) / size)
     return out
 
 
@@ -168,12 +181,15 @@ def simulate_dpo(ctx: Ctx, lat: Dpo, rng: np.random.Generator) -> dict[str, Arra
     margins = lat.margin[:, None] + lat.spread[:, None] * rng.standard_normal((n, pairs))
     margins[0] = 0.0  # step 1: the policy is the reference
     wobble = 0.05 * lat.spread[:, None] * rng.standard_normal((n, pairs))
+    beta = ctx.num("dpo_beta", 0.1)
     chosen = lat.chosen_share[:, None] * margins - 0.1 * lat.margin[:, None] + wobble
+    if lat.drift is not None:  # both log-probs fall together; the margin (and the accuracy) is unaffected
+        chosen = chosen + beta * lat.drift[:, None] * np.exp(0.05 * rng.standard_normal((n, pairs)))
     chosen[0] = 0.0
     rejected = chosen - margins
-    beta = ctx.num("dpo_beta", 0.1)
-    ref_chosen = -260 + 70 * rng.standard_normal((n, pairs))
-    ref_rejected = -300 + 80 * rng.standard_normal((n, pairs))
+    scale = lat.tokens / 330.0
+    ref_chosen = scale * (-260 + 70 * rng.standard_normal((n, pairs)))
+    ref_rejected = scale * (-300 + 80 * rng.standard_normal((n, pairs)))
     obs: dict[str, Array] = {
         "loss": np.log1p(np.exp(-margins)).mean(axis=1),
         "margins": margins.mean(axis=1),
@@ -186,7 +202,7 @@ def simulate_dpo(ctx: Ctx, lat: Dpo, rng: np.random.Generator) -> dict[str, Arra
         "logits_rejected": -2.45 + 0.25 * rng.standard_normal(n),
         "entropy": 1.25 - 0.05 * lat.margin / max(1.0, float(lat.margin.max())) + 0.06 * rng.standard_normal(n),
         "token_acc": 0.64 + 0.02 * rng.standard_normal(n),
-        "tokens": np.cumsum(np.rint(pairs * 2 * (330 + 60 * rng.standard_normal(n)))),
+        "tokens": np.cumsum(np.rint(pairs * 2 * lat.tokens * (1 + 0.18 * rng.standard_normal(n)))),
         "grad_norm": lat.grad * np.exp(0.35 * rng.standard_normal(n)),
         "lr": _lr(ctx, n) * 5,
     }
@@ -211,14 +227,14 @@ def _simulate(ctx: Ctx, lat: Latent, rng: np.random.Generator) -> dict[str, Arra
 def simulate_attempts(ctx: Ctx, lat: Latent) -> list[Attempt]:
     """One launch, or two when the run crashed and was resumed (the second repeats the overlap)."""
     obs = _simulate(ctx, lat, ctx.rng)
-    evals = _eval_points(ctx, lat, ctx.rng)
+    evals = _eval_points(ctx, lat, seeded_rng(ctx.spec, 4))
     resume = ctx.resume()
     if resume is None:
         return [Attempt(1, ctx.n, obs, evals)]
     at, crash = resume
     crashed_rng = seeded_rng(ctx.spec, 3)
     before = _simulate(ctx, lat, crashed_rng)
-    before_evals = _eval_points(ctx, lat, crashed_rng)
+    before_evals = _eval_points(ctx, lat, seeded_rng(ctx.spec, 5))
     # The first launch logged steps up to the crash; its first `at` steps are the ones the resume restored.
     for key, values in before.items():
         values[:at] = obs[key][:at]

@@ -15,6 +15,9 @@ judge gives its verdict on the same diagnostics. Scores, per judge, kept apart f
   rollback, minus the onset. Stop/rollback verdicts at truncation points before the onset are false alarms.
   Replays run for cheap judges (rules, thresholds, fake, cassette replays) and for live LLM judges only when
   asked (`replay_llm`); the resolution is one truncation interval;
+* **format disagreements**: a scenario written in several formats (cases sharing `Case.scenario`: the same run,
+  so the same labels) whose decisions differ between formats is a failure of its own, listed with each
+  format's decision and counted per judge (`Scores.format_disagreements`);
 * **usage**: tokens, requests and cost per assessment (LLM judges), and latency per judgement.
 
 The modules: `models` (the records), `judges` (building the judges), `loading` (choosing the cases, locating
@@ -42,6 +45,7 @@ from assessor.evals.harness.models import (
     EvalReport,
     Floor,
     FloorCheck,
+    FormatDisagreement,
     JudgeReport,
     Kind,
     Scores,
@@ -55,6 +59,7 @@ from assessor.evals.harness.scoring import (
     ALARMS,
     detection,
     expected_decision,
+    format_disagreements,
     judge_report,
     score_case,
     summarize,
@@ -66,9 +71,9 @@ from assessor.evals.harness.scoring import (
 __all__ = [
     "ACCURACY_MARGIN", "ALARMS", "CHEAP_JUDGES", "DECISIONS", "DEFAULT_DELAY_POINTS", "FAST_TAG", "FLOOR_JUDGE",
     "SUBSETS", "WINDOW_MARGIN", "CaseOutcome", "DelayResult", "DelaySummary", "EvalJudge", "EvalReport", "Floor",
-    "FloorCheck", "JudgeReport", "Kind", "LoadedCase", "Progress", "Scores", "Skipped", "Tally", "UsageSummary",
-    "build_judge", "build_judges", "case_kind", "check_floor", "delay_points", "detection", "evaluate",
-    "expected_decision", "floor_from", "judge_report", "locate_runs", "parse_price", "read_cases", "read_floor",
-    "run_eval", "score_case", "select_cases", "summarize", "summarize_delays", "summarize_usage", "tally",
-    "write_floor",
+    "FloorCheck", "FormatDisagreement", "JudgeReport", "Kind", "LoadedCase", "Progress", "Scores", "Skipped",
+    "Tally", "UsageSummary", "build_judge", "build_judges", "case_kind", "check_floor", "delay_points",
+    "detection", "evaluate", "expected_decision", "floor_from", "format_disagreements", "judge_report",
+    "locate_runs", "parse_price", "read_cases", "read_floor", "run_eval", "score_case", "select_cases",
+    "summarize", "summarize_delays", "summarize_usage", "tally", "write_floor",
 ]

@@ -18,7 +18,10 @@ WINDOW_MARGIN = 0.05
 
 
 def floor_from(report: EvalReport, judge: str = FLOOR_JUDGE) -> Floor:
-    """A floor a little below what `judge` measured now (accuracy - 0.02, window rate - 0.05, false stops as is).
+    """A floor a little below what `judge` measured now.
+
+    Accuracy - 0.02, window rate - 0.05; false stops and format disagreements as measured (the latter only
+    checked when the subset has scenarios written in several formats).
 
     Raises:
         ConfigError: the judge did not run or there were no synthetic cases.
@@ -31,8 +34,10 @@ def floor_from(report: EvalReport, judge: str = FLOOR_JUDGE) -> Floor:
         synthetic_accuracy=max(0.0, math.floor((scores.accuracy - ACCURACY_MARGIN) * 100) / 100),
         max_healthy_false_stops=scores.false_stops,
         rollback_in_window=None if rate is None else max(0.0, math.floor((rate - WINDOW_MARGIN) * 100) / 100),
+        max_format_disagreements=scores.format_disagreements if scores.scenarios else None,
         measured={"synthetic_accuracy": scores.accuracy, "healthy_false_stops": scores.false_stops,
-                  "rollback_in_window": rate, "synthetic_cases": scores.cases},
+                  "rollback_in_window": rate, "format_disagreements": scores.format_disagreements,
+                  "scenarios": scores.scenarios, "synthetic_cases": scores.cases},
     )
 
 
@@ -53,13 +58,17 @@ def check_floor(report: EvalReport, floor: Floor) -> FloorCheck:
     rate = scores.rollback_in_window_rate
     if floor.rollback_in_window is not None and rate is not None and rate < floor.rollback_in_window:
         problems.append(f"rollbacks inside the window {rate:.3f} < floor {floor.rollback_in_window:.3f}")
+    if floor.max_format_disagreements is not None and scores.format_disagreements > floor.max_format_disagreements:
+        problems.append(f"{scores.format_disagreements} scenarios judged differently in different formats > floor "
+                        f"{floor.max_format_disagreements} ({', '.join(scores.format_disagreement_scenarios)})")
     where = f"{floor.judge} judge on {scores.cases} synthetic cases ({report.subset} subset)"
     if problems:
         message = f"floor check failed: {where}: {'; '.join(problems)}"
     else:
         shown = "n/a" if rate is None else f"{rate:.2f}"
         message = (f"floor check passed: {where}: accuracy {scores.accuracy:.2f}, {scores.false_stops} false "
-                   f"stops, rollbacks in window {shown}")
+                   f"stops, rollbacks in window {shown}, {scores.format_disagreements} format disagreements in "
+                   f"{scores.scenarios} scenarios")
     return FloorCheck(passed=not problems, problems=problems, message=message)
 
 

@@ -45,6 +45,8 @@ class CaseOutcome(_Model):
     case: str
     kind: Kind
     pattern: str | None = None
+    scenario: str | None = Field(None, description="The scenario the case writes (one per format), if any.")
+    format: str | None = Field(None, description="The on-disk format of a generated case.")
     tags: list[str] = Field(default_factory=list)
     accept: list[Decision]
     preferred: Decision | None = None
@@ -96,6 +98,18 @@ class Scores(_Model):
     rollback_in_window_rate: float | None = None
     mean_window_distance: float | None = None
     mean_best_distance: float | None = None
+    scenarios: int = Field(0, description="Scenarios judged in more than one format.")
+    format_disagreements: int = Field(0, description="Scenarios whose verdicts differ between formats.")
+    format_disagreement_scenarios: list[str] = Field(default_factory=list)
+
+
+class FormatDisagreement(_Model):
+    """A scenario whose cases (one run written in several formats) got different decisions: a failure."""
+
+    scenario: str
+    decisions: dict[str, str] = Field(
+        description="format -> decision (`rollback@STEP`; `error` when the judge gave no verdict).")
+    cases: dict[str, str] = Field(description="format -> case name.")
 
 
 class DelaySummary(_Model):
@@ -141,6 +155,7 @@ class JudgeReport(_Model):
     delay_real: DelaySummary
     usage: UsageSummary
     stale_cassettes: int = 0
+    format_disagreements: list[FormatDisagreement] = Field(default_factory=list)
     outcomes: list[CaseOutcome] = Field(default_factory=list)
 
 
@@ -186,5 +201,7 @@ class Floor(_Model):
     max_healthy_false_stops: int = Field(0, description="Most stops on healthy synthetic runs allowed.")
     rollback_in_window: float | None = Field(
         None, description="Minimum share of rollbacks inside the window (None: not checked).")
+    max_format_disagreements: int | None = Field(
+        None, description="Most scenarios whose verdicts may differ between formats (None: not checked).")
     measured: dict[str, float | int | None] = Field(
         default_factory=dict, description="The values measured when the floor was written.")

@@ -19,6 +19,7 @@ from assessor.evals.harness.models import (
     CaseOutcome,
     DelayResult,
     DelaySummary,
+    FormatDisagreement,
     JudgeReport,
     Scores,
     Tally,
@@ -57,6 +58,7 @@ def score_case(
         best_distance = abs(rollback_step - high)
     return CaseOutcome(
         case=case.name, kind=case_kind(case), pattern=case.run.pattern if case.run is not None else None,
+        scenario=case.scenario, format=case.run.format if case.run is not None else None,
         tags=list(case.tags), accept=list(case.accept), preferred=case.preferred, healthy=case.healthy,
         rollback_window=window, onset_step=case.onset_step, decision=decision,
         rollback_step=rollback_step if decision == "rollback" else None,
@@ -85,6 +87,8 @@ def summarize(outcomes: Sequence[CaseOutcome]) -> Scores:
     recall = {d: _ratio(confusion[d][d], sum(confusion[d].values())) for d in DECISIONS}
     rollbacks = [o for o in outcomes if o.in_window is not None]
     correct = sum(o.correct for o in outcomes)
+    groups = _scenario_groups(outcomes)
+    disagreements = [d.scenario for d in format_disagreements(outcomes)]
     return Scores(
         cases=len(outcomes), errors=sum(o.decision is None for o in outcomes), correct=correct,
         accuracy=_ratio(correct, len(outcomes)), precision=dict(precision), recall=dict(recall),
@@ -95,7 +99,43 @@ def summarize(outcomes: Sequence[CaseOutcome]) -> Scores:
         rollback_in_window_rate=_ratio(sum(bool(o.in_window) for o in rollbacks), len(rollbacks)),
         mean_window_distance=_mean([float(o.window_distance or 0) for o in rollbacks]),
         mean_best_distance=_mean([float(o.best_distance or 0) for o in rollbacks]),
+        scenarios=len(groups), format_disagreements=len(disagreements),
+        format_disagreement_scenarios=disagreements,
     )
+
+
+def _scenario_groups(outcomes: Iterable[CaseOutcome]) -> dict[str, list[CaseOutcome]]:
+    """The outcomes of each scenario judged in more than one case, in case order."""
+    groups: dict[str, list[CaseOutcome]] = {}
+    for o in outcomes:
+        if o.scenario is not None:
+            groups.setdefault(o.scenario, []).append(o)
+    return {name: group for name, group in groups.items() if len(group) > 1}
+
+
+def format_disagreements(outcomes: Iterable[CaseOutcome]) -> list[FormatDisagreement]:
+    """Scenarios whose decisions differ between the formats they were written in.
+
+    A failed judgement counts as a decision of its own (that format could not be judged). Rollback steps may
+    differ; decisions may not.
+    """
+    found: list[FormatDisagreement] = []
+    for name, group in _scenario_groups(outcomes).items():
+        if len({o.decision for o in group}) <= 1:
+            continue
+        decisions: dict[str, str] = {}
+        cases: dict[str, str] = {}
+        for o in group:
+            key = o.format or o.case
+            if key in decisions:  # one scenario written twice in one format (two tensorboard frameworks)
+                key = o.case
+            shown: str = "error" if o.decision is None else o.decision
+            if o.decision == "rollback" and o.rollback_step is not None:
+                shown += f"@{o.rollback_step}"
+            decisions[key] = shown
+            cases[key] = o.case
+        found.append(FormatDisagreement(scenario=name, decisions=decisions, cases=cases))
+    return found
 
 
 def tally(outcomes: Iterable[CaseOutcome], key: Callable[[CaseOutcome], Iterable[str]]) -> dict[str, Tally]:
@@ -165,5 +205,5 @@ def judge_report(judge: EvalJudge, outcomes: Sequence[CaseOutcome]) -> JudgeRepo
         by_tag=tally(outcomes, lambda o: o.tags),
         delay_synthetic=summarize_delays(synthetic), delay_real=summarize_delays(real),
         usage=summarize_usage(outcomes), stale_cassettes=sum(o.stale_cassette for o in outcomes),
-        outcomes=list(outcomes),
+        format_disagreements=format_disagreements(outcomes), outcomes=list(outcomes),
     )

@@ -2,8 +2,10 @@
 
 `base_run` is a healthy GRPO run (reward still rising, KL growing slowly, entropy and length drifting gently);
 a recipe changes some of its curves with `ramp`, `rise_exp`, `peak_then_decline`, ... and states its answer
-with `healthy_truth` or `degrading_truth` (rollback when a checkpoint from the good stretch is on disk, else
-stop).
+with `healthy_truth`, `stop_truth` or `degrading_truth`. The answers follow DESIGN.md ("What the three
+decisions mean"): rollback whenever a better model lies behind now, checkpoint in the run folder or not, to a
+window of the steps still as good as the best before the breakage (`good_window`); stop when the weights now
+are as good as any earlier ones.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from scipy.stats import norm
 
 from assessor.evals.generate.model import Array, Ctx, Grpo, Truth, constant_curve
 from assessor.judge.models import Decision
@@ -45,13 +48,48 @@ def peak_then_decline(t: Array, a0: float, gain: float, peak: int, depth: float,
     return np.asarray(rise - depth * ramp(t, peak, width), dtype=np.float64)
 
 
-def _good_from(quality: Array, end: int, frac: float = 0.75) -> int:
-    """First step before `end` where the clean quality reached `frac` of its gain up to `end`."""
-    q = quality[: max(1, end)]
-    low, high = float(q[0]), float(q.max())
-    if high - low < 1e-6:
-        return 1
-    return int(np.argmax(q >= low + frac * (high - low))) + 1
+# "As good as the best": within a quarter of the eventual drop, but at least 0.02 (what a smoothed reward or a
+# 500-question eval cannot tell apart) and never more than 0.05, so a large collapse does not widen the window
+# to most of the run.
+TOLERANCE_SHARE = 0.25
+TOLERANCE_MIN = 0.02
+TOLERANCE_MAX = 0.05
+
+
+def _tolerance(best: float, now: float) -> float:
+    return min(max(TOLERANCE_SHARE * max(0.0, best - now), TOLERANCE_MIN), TOLERANCE_MAX)
+
+
+def good_window(quality: Array, before: int) -> tuple[int, int]:
+    """The steps (inclusive) whose clean quality is as good as the best reached up to step `before`.
+
+    The best is the highest level up to `before` (the last step before the breakage); "as good" is within the
+    tolerance above of it, set by how far the run has fallen since (best - level now).
+    """
+    head = quality[: max(1, min(before, len(quality)))]
+    best = float(head.max())
+    tolerance = _tolerance(best, float(quality[-1]))
+    good = np.flatnonzero(head >= best - tolerance - 1e-12) + 1
+    return int(good[0]), int(good[-1])
+
+
+def decline_onset(quality: Array, peak: int) -> int:
+    """First step after `peak` where the clean quality has left the tolerance band around its best."""
+    best = float(quality[:peak].max())
+    tolerance = _tolerance(best, float(quality[-1]))
+    below = np.flatnonzero(quality[peak:] < best - tolerance)
+    return int(peak + below[0] + 1) if len(below) else len(quality)
+
+
+def truncated_share(lat: Grpo) -> Array:
+    """Expected share of completions cut at the cap (log-normal lengths around the latent median)."""
+    z = (math.log(lat.cap) - np.log(np.maximum(lat.length, 1e-9))) / np.maximum(lat.length_sigma, 1e-9)
+    return np.asarray(norm.sf(z), dtype=np.float64)
+
+
+def scored(lat: Grpo) -> Array:
+    """The correctness reward the run can show: a completion cut at the cap scores nothing."""
+    return np.asarray(lat.acc * (1 - truncated_share(lat)), dtype=np.float64)
 
 
 def _fmt_steps(steps: Sequence[int]) -> str:
@@ -63,25 +101,41 @@ def healthy_truth(reasoning: str) -> Truth:
     return Truth(("continue",), "continue", None, None, True, reasoning)
 
 
+def stop_truth(onset: int, reasoning: str, *, also_continue: bool = False) -> Truth:
+    """Nothing more to gain and the weights now are as good as any earlier ones: stop."""
+    if also_continue:
+        return Truth(("continue", "stop"), None, onset, None, False, reasoning)
+    return Truth(("stop",), "stop", onset, None, False, reasoning)
+
+
 def degrading_truth(
-    ctx: Ctx, quality: Array, onset: int, reasoning: str, *, until: int | None = None, also_stop: bool = False,
-    frac: float = 0.75, good_from: int | None = None,
+    ctx: Ctx, quality: Array, onset: int, reasoning: str, *, before: int | None = None, also_stop: bool = False,
 ) -> Truth:
-    """Rollback when a checkpoint from the good stretch is on disk, else stop (nothing worth going back to)."""
-    start = good_from if good_from is not None else _good_from(quality, onset, frac)
-    end = max(start, until if until is not None else onset)
+    """A better model lies behind now: rollback, whether or not a checkpoint of it is on disk (DESIGN.md).
+
+    Args:
+        ctx: the spec's context (for the checkpoints named in the reasoning).
+        quality: the clean quality curve (reward, correctness, held-out accuracy: what "better" means here).
+        onset: the first step where the problem is visible.
+        reasoning: what the curves show.
+        before: the last step before the breakage began (default: the step before the onset). The window is
+            the steps up to it whose quality is as good as the best (`good_window`); its upper end, the newest
+            such step, is the best target.
+        also_stop: stopping is right too (the fix is a restart with another setting, not these weights).
+    """
+    start, end = good_window(quality, before if before is not None else onset - 1)
     inside = [c for c in ctx.checkpoints if start <= c <= end]
     if inside:
-        accept: tuple[Decision, ...] = ("rollback", "stop") if also_stop else ("rollback",)
         which = f"Checkpoints {_fmt_steps(inside)} are" if len(inside) > 1 else f"Checkpoint {inside[0]} is"
-        note = f" {which} from the good stretch (steps {start}-{end})."
-        return Truth(accept, "rollback", onset, (start, end), False, reasoning + note)
-    if ctx.checkpoints:
-        where = f"the checkpoints on disk ({_fmt_steps(ctx.checkpoints)}) are all outside steps {start}-{end}"
+        note = f" {which} from the good stretch (steps {start}-{end}); the newest is the one to restore."
     else:
-        where = "no checkpoints on disk"
-    return Truth(("stop",), "stop", onset, None, False,
-                 f"{reasoning} Stop: {where}, so there is nothing worth going back to.")
+        earlier = [c for c in ctx.checkpoints if c < start]
+        where = f" (the newest saved before it is {earlier[-1]})" if earlier else ""
+        note = (f" No checkpoint from the good stretch (steps {start}-{end}) is in the run folder{where}: restore "
+                f"the newest one saved at or before step {end} wherever checkpoints are kept, or re-run to step "
+                f"{end} with the fix.")
+    accept: tuple[Decision, ...] = ("rollback", "stop") if also_stop else ("rollback",)
+    return Truth(accept, "rollback", onset, (start, end), False, reasoning + note)
 
 
 def base_run(ctx: Ctx, n: int | None = None) -> Grpo:

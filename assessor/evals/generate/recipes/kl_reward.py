@@ -6,8 +6,6 @@ a transient reward dip.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from assessor.evals.generate.model import Ctx, Scenario, Truth
@@ -20,6 +18,7 @@ from assessor.evals.generate.recipes.base import (
     ramp_visible,
     reward_words,
     rise_exp,
+    stop_truth,
     with_components,
 )
 
@@ -72,15 +71,12 @@ def build_kl_up_reward_flat(ctx: Ctx) -> Scenario:
     lat.kl = 0.0005 + ctx.num("kl_end", 0.16) * (t / n) ** 1.3
     lat.entropy = lat.entropy * (1 - 0.25 * t / n)
     onset = min(n, plateau + int(0.1 * n))
-    truth = degrading_truth(
-        ctx, lat.acc, onset,
+    return Scenario(lat, stop_truth(
+        onset,
         f"Reward rose until about step {plateau} and has been flat since, while KL keeps climbing (to "
-        f"~{lat.kl[-1]:.2f}): the policy drifts without improving, the run has run its course.",
-        also_stop=True, frac=0.8,
-    )
-    if "rollback" in truth.accept:
-        truth = replace(truth, preferred="stop")
-    return Scenario(lat, truth)
+        f"~{lat.kl[-1]:.2f}): the policy drifts without improving (and without a decline, so the weights now are "
+        "as good as any earlier ones); the run has run its course.",
+    ))
 
 
 def build_kl_up_reward_down(ctx: Ctx) -> Scenario:
@@ -142,7 +138,7 @@ def build_kl_blowup(ctx: Ctx) -> Scenario:
     return Scenario(lat, degrading_truth(
         ctx, lat.acc, jump,
         f"KL jumps more than an order of magnitude at step {jump} and never comes back (a regime change, not a "
-        "spike), and reward falls from there.", until=jump - 1,
+        "spike), and reward falls from there.", before=jump - 1,
     ))
 
 
@@ -159,3 +155,58 @@ def build_transient_dip(ctx: Ctx) -> Scenario:
     return Scenario(lat, healthy_truth(
         f"Reward dipped around step {at} and recovered fully within about {int(up)} steps, back on its rising "
         "trend; a transient, not a trend: keep training."))
+
+
+def build_finished_plateau(ctx: Ctx) -> Scenario:
+    """A run that reached its planned steps after a long plateau, with no decline: keep the final weights."""
+    lat = base_run(ctx)
+    t, n = ctx.t, ctx.n
+    tau = ctx.num("tau_frac", 0.08) * n
+    lat.acc = rise_exp(t, float(lat.acc[0]), 0.28 + 0.1 * ctx.lrng.random(), tau)
+    lat.kl = 0.0004 + ctx.num("kl_level", 0.01) * (1 - np.exp(-t / tau))
+    lat.entropy = float(lat.entropy[0]) * (1 - 0.15 * (1 - np.exp(-t / tau)))
+    lat.length = float(lat.length[0]) * (1 + 0.1 * (1 - np.exp(-t / tau)))
+    onset = min(n, int(3 * tau))
+    return Scenario(lat, stop_truth(
+        onset,
+        f"The run has reached its planned {ctx.planned} steps and its reward has been flat since about step {onset} "
+        f"(~{lat.acc[-1]:.2f}), without a decline: the final weights are as good as any earlier ones and more "
+        "steps of the same recipe would not pay; keep the final weights (stop)."))
+
+
+def build_finished_rising(ctx: Ctx) -> Scenario:
+    """A healthy run that reached its planned steps still rising: extending it is worth it."""
+    lat = with_components(ctx, base_run(ctx))
+    t, n = ctx.t, ctx.n
+    a0, gain = float(lat.acc[0]), float(lat.acc[-1] - lat.acc[0])
+    tau = 2.0 * n  # nearly linear: the last quarter still adds about a fifth of the gain, visibly above the noise
+    lat.acc = a0 + gain * np.log1p(t / tau) / np.log1p(n / tau)
+    # Continue is the only right answer, but not `healthy` in the harness's sense: a run that has ended cannot be
+    # wasted by a stop ("keep the final weights"); the miss is the extension it was worth, not the run.
+    return Scenario(lat, Truth(
+        ("continue",), "continue", None, None, False,
+        f"The run has reached its planned {ctx.planned} steps with reward still rising ({reward_words(lat.acc)}) "
+        "and nothing wrong: it ended while still improving, so extending it is worth it (continue)."))
+
+
+def build_reward_hacking(ctx: Ctx) -> Scenario:
+    """Over-optimisation: the reward-model score jumps while KL multiplies and the task metric falls."""
+    lat = base_run(ctx)
+    t, n = ctx.t, ctx.n
+    hack = ctx.step_opt("onset", 0.5)
+    width = ctx.num("width", 0.15) * n
+    jump = ramp(t, hack, width)
+    task = np.clip(0.92 * lat.acc + 0.02, 0.0, 1.0)  # what the policy can really do, before the hack
+    lat.acc = np.minimum(0.97, lat.acc + ctx.num("jump", 0.35) * jump)
+    factor = ctx.num("kl_factor", 10.0)
+    lat.kl = lat.kl * (1 + (factor - 1) * jump)
+    lat.entropy = lat.entropy * (1 - 0.35 * jump)
+    lat.eval_quality = task - ctx.num("depth", 0.25) * ramp(t, hack, 0.35 * n)
+    onset = ramp_visible(hack, width, 0.2)
+    return Scenario(lat, degrading_truth(
+        ctx, lat.eval_quality, onset,
+        f"From about step {hack} the reward-model score jumps (to ~{lat.acc[-1]:.2f}) while KL multiplies "
+        f"(about {factor:.0f}x, to ~{lat.kl[-1]:.2f}) and the held-out task accuracy falls: the reward bought per "
+        "nat of KL has collapsed and the policy is exploiting the reward model, not solving the task. Go back "
+        "to before the hacking began.", before=hack,
+    ))

@@ -6,14 +6,12 @@ that saturates while correctness stalls or falls.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 from scipy.special import expit, logit
 from scipy.stats import norm
 
 from assessor.evals.generate.model import Array, Ctx, Scenario, Truth, batch_shape, constant_curve
-from assessor.evals.generate.recipes.base import base_run, degrading_truth, ramp, ramp_visible, rise_exp
+from assessor.evals.generate.recipes.base import base_run, degrading_truth, ramp, ramp_visible, rise_exp, stop_truth
 
 
 def _expected_zero_std(acc: Array, sd: Array, g: int) -> Array:
@@ -79,13 +77,12 @@ def build_component_hacking(ctx: Ctx) -> Scenario:
             ctx, lat.acc, onset,
             f"The format reward saturated at 1.0 early while correctness peaked around step {stall} and has been "
             "falling since; the total reward hides it: the policy is learning the format, not the task.",
-            also_stop=True,
         ))
     lat.acc = rise
     onset = min(n, stall + int(0.1 * n))
-    truth = degrading_truth(
-        ctx, lat.acc, onset,
+    return Scenario(lat, stop_truth(
+        onset,
         f"The format reward saturated at 1.0 while correctness has been stuck since about step {stall}: the "
-        "remaining reward signal is the format, nothing more is being learnt.", also_stop=True, frac=0.8,
-    )
-    return Scenario(lat, replace(truth, preferred="stop"))
+        "remaining reward signal is the format, nothing more is being learnt, and correctness has not fallen, so "
+        "the weights now are as good as any earlier ones.",
+    ))

@@ -10,11 +10,11 @@ import math
 from dataclasses import replace
 
 import numpy as np
-from scipy.stats import norm
 
 from assessor.evals.generate.model import VOCAB_SIZE, Ctx, Scenario, constant_curve
 from assessor.evals.generate.recipes.base import (
     base_run,
+    decline_onset,
     degrading_truth,
     healthy_truth,
     peak_then_decline,
@@ -22,6 +22,8 @@ from assessor.evals.generate.recipes.base import (
     ramp_visible,
     reward_words,
     rise_exp,
+    scored,
+    truncated_share,
 )
 
 
@@ -95,9 +97,10 @@ def build_length_explosion(ctx: Ctx) -> Scenario:
     lat.length = np.exp(np.log(lat.length) + (math.log(1.5 * lat.cap) - np.log(lat.length)) * grow)
     lat.acc = lat.acc - 0.15 * grow
     lat.entropy = lat.entropy * (1 + 0.5 * grow)
-    onset = ramp_visible(start, width, 0.2)
+    quality = scored(lat)
+    onset = decline_onset(quality, int(np.argmax(quality[: max(start + 1, int(0.9 * n))])) + 1)
     return Scenario(lat, degrading_truth(
-        ctx, lat.acc, onset,
+        ctx, quality, onset,
         f"From about step {start} completion length climbs to the {lat.cap}-token cap, the clipped ratio rises "
         "towards 1 and reward falls as truncated answers score nothing: length hacking.",
     ))
@@ -136,16 +139,15 @@ def build_truncation(ctx: Ctx) -> Scenario:
     lat.length = cap * (0.45 + 0.45 * grow)
     lat.length_sigma = constant_curve(n, 0.45)
     lat.acc = rise_exp(t, float(lat.acc[0]), 0.12, 0.1 * n)
-    clipped = 1 - norm.cdf((math.log(cap) - np.log(lat.length)) / lat.length_sigma)
+    clipped = truncated_share(lat)
     onset = int(np.argmax(clipped >= 0.2)) + 1 if (clipped >= 0.2).any() else 1
-    scored = lat.acc * (1 - clipped)  # truncated completions score nothing
     truth = degrading_truth(
-        ctx, scored, onset,
+        ctx, scored(lat), onset,
         f"From about step {onset} a fifth and more of the completions are cut at the {cap}-token cap (clipped ratio "
-        f"~{clipped[-1]:.2f}, mean length far above the mean terminated length) and reward has sagged since: the cap "
-        "is too small for the task; stop and raise max_completion_length (restarting from an early checkpoint is "
-        "fine too).", also_stop=True,
-    )
+        f"~{clipped[-1]:.2f}, mean length far above the mean terminated length) and the reward the run shows has "
+        "sagged since, because truncated answers score nothing while correctness itself still rose: the cap is too "
+        "small for the task. Stop and raise max_completion_length (the weights now answer well when they may "
+        "finish); going back to before the truncation bit is right too.", also_stop=True)
     return Scenario(lat, replace(truth, preferred="stop"))
 
 

@@ -51,7 +51,7 @@ def build_pg_loss_sign_reversal(ctx: Ctx) -> Scenario:
     return Scenario(lat, degrading_truth(
         ctx, lat.acc, flip,
         f"The policy loss was positive and turned negative around step {flip} and stayed there, and reward has "
-        "been falling since: the update direction reversed.", also_stop=True,
+        "been falling since: the update direction reversed.",
     ))
 
 
@@ -70,7 +70,7 @@ def build_pg_loss_blowup(ctx: Ctx) -> Scenario:
     return Scenario(lat, degrading_truth(
         ctx, lat.acc, jump,
         f"At step {jump} the policy loss jumps by an order of magnitude together with the gradient norm, and reward "
-        "falls from there: the optimisation broke.", until=jump - 1,
+        "falls from there: the optimisation broke.", before=jump - 1,
     ))
 
 
@@ -96,5 +96,5 @@ def build_nan_divergence(ctx: Ctx) -> Scenario:
     return Scenario(lat, degrading_truth(
         ctx, lat.acc, onset,
         f"The gradient norm climbs from about step {start}, reward falls, and from step {nan_from} loss and grad "
-        "norm are NaN: the run has diverged.", also_stop=True,
+        "norm are NaN: the run has diverged.",
     ))

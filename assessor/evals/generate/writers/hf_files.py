@@ -30,7 +30,7 @@ def trainer_state(ctx: Ctx, rows: list[Row], global_step: int, logging_steps: in
         "save_steps": ctx.all_saves[0] if ctx.all_saves else 500,
         "stateful_callbacks": {"TrainerControl": {"args": {
             "should_epoch_stop": False, "should_evaluate": False, "should_log": False, "should_save": True,
-            "should_training_stop": False}, "attributes": {}}},
+            "should_training_stop": global_step >= ctx.planned}, "attributes": {}}},
         "total_flos": 0.0, "train_batch_size": 8, "trial_name": None, "trial_params": None,
     }
 

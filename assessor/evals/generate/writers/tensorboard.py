@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from assessor.evals.generate.model import HOST, RUN_START_TS, Array, Ctx, Row, constant_curve
-from assessor.evals.generate.rows import merge_rows, trl_columns, trl_eval_rows, trl_rows, verl_rows
+from assessor.evals.generate.rows import merge_rows, trl_columns, trl_eval_rows, trl_rows, trl_summary_row, verl_rows
 from assessor.evals.generate.simulate import Attempt
 from assessor.evals.generate.writers.hf_files import training_args
 from assessor.evals.generate.writers.verl import verl_names, write_verl_checkpoints
@@ -77,7 +77,8 @@ def _trl_tb_points(rows: list[Row], walls: Array) -> list[tuple[float, int, dict
             else:
                 values[f"train/{key}"] = value
         values["train/global_step"] = step
-        points.append((float(walls[step - 1]) + (1.0 if "eval_reward" in row else 0.0), step, values))
+        later = 1.0 if "eval_reward" in row else 2.0 if "train_runtime" in row else 0.0
+        points.append((float(walls[step - 1]) + later, step, values))
     return points
 
 
@@ -88,6 +89,9 @@ def write_trl_tensorboard(ctx: Ctx, target: Path, attempts: list[Attempt], folde
         cols = trl_columns(ctx, attempt.obs)
         rows = merge_rows(trl_rows(ctx, cols, logging_steps, attempt.first, attempt.last),
                            trl_eval_rows(ctx, attempt.evals, attempt.first, attempt.last))
+        summary = trl_summary_row(ctx, attempt.obs) if number == len(attempts) - 1 else None
+        if summary is not None:  # `train/train_runtime`, `train/train_loss`, ... at the last step
+            rows.append(summary)
         step_time = attempt.obs["step_time"] if "step_time" in attempt.obs else constant_curve(ctx.n, 4.0)
         walls = _wall_times(ctx, step_time, attempt.hours)
         start = float(walls[attempt.first - 1]) - float(step_time[attempt.first - 1]) - 30.0

@@ -10,8 +10,9 @@ import json
 import math
 from pathlib import Path
 
+from assessor.evals.generate.context import layout_of
 from assessor.evals.generate.model import Ctx, Row, batch_shape, constant_curve
-from assessor.evals.generate.rows import merge_rows, trl_columns, trl_eval_rows, trl_rows
+from assessor.evals.generate.rows import merge_rows, trl_columns, trl_eval_rows, trl_rows, trl_summary_row
 from assessor.evals.generate.simulate import Attempt
 from assessor.evals.generate.writers.hf_files import (
     dump_state,
@@ -29,10 +30,12 @@ def write_trl_state(ctx: Ctx, target: Path, attempts: list[Attempt]) -> None:
     main = attempts[-1]
     cols = trl_columns(ctx, main.obs)
     rows = merge_rows(trl_rows(ctx, cols, logging_steps), trl_eval_rows(ctx, main.evals))
-    for step in ctx.checkpoints:
+    for step in ctx.checkpoints:  # the last save comes before the end-of-training summary is logged
         write_checkpoint(ctx, target / f"checkpoint-{step}", rows, step, logging_steps)
-    if str(ctx.opt("layout", "checkpoints")) == "top":
-        (target / "trainer_state.json").write_text(dump_state(trainer_state(ctx, rows, ctx.n, logging_steps)),
+    if layout_of(ctx.spec) == "top":  # `trainer.save_state()` after `train()`: the summary is in it
+        summary = trl_summary_row(ctx, main.obs)
+        full = rows + ([summary] if summary is not None else [])
+        (target / "trainer_state.json").write_text(dump_state(trainer_state(ctx, full, ctx.n, logging_steps)),
                                                    encoding="utf-8")
         args = training_args(ctx, logging_steps) | {"model_name_or_path": "Qwen/Qwen2.5-1.5B-Instruct"}
         (target / "training_args.json").write_text(json.dumps(args, indent=2) + "\n", encoding="utf-8")
@@ -117,6 +120,12 @@ def write_trl_console(ctx: Ctx, target: Path, attempts: list[Attempt]) -> None:
                 out.append(_TRL_CLEAR)
                 out.append(_console_dict(row, strings) + "\n")
                 out.append(_bar(step, ctx.planned, elapsed, per))
+        summary = trl_summary_row(ctx, attempt.obs) if number == len(attempts) - 1 else None
+        if summary is not None:  # HF's progress callback prints the summary without total_flos
+            shown = {k: v for k, v in summary.items() if k != "total_flos"}
+            out.append(_TRL_CLEAR)
+            out.append(_console_dict(shown, strings) + "\n")
+            out.append(_bar(ctx.n, ctx.planned, elapsed, float(step_time[ctx.n - 1])) + "\n")
         if number < len(attempts) - 1:
             out.append("\nTraceback (most recent call last):\n  File \"train_grpo.py\", line 88, in <module>\n"
                        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.31 GiB\n")
@@ -128,3 +137,31 @@ def write_trl_console(ctx: Ctx, target: Path, attempts: list[Attempt]) -> None:
         (target / f"checkpoint-{step}" / "adapter_config.json").write_text(
             json.dumps({"base_model_name_or_path": "Qwen/Qwen2.5-1.5B-Instruct", "peft_type": "LORA", "r": 16},
                        indent=2) + "\n", encoding="utf-8")
+
+
+def write_jsonl_flat(ctx: Ctx, target: Path, attempts: list[Attempt]) -> None:
+    """`jsonl_flat`: a TRL run whose own `TrainerCallback.on_log` appends every log dict to `metrics.jsonl`.
+
+    One flat object per log call, `{"step": N, ...}` with TRL's keys: training rows, `eval_*` rows at the same
+    step, and the end-of-training summary when the run finished. The callback appends, so a resumed run holds
+    the overlap twice; NaN is written as `json.dumps` writes it (bare `NaN`), an all-NaN metric as `null`.
+    Beside it: the `training_args.json` the script dumped, and checkpoint folders holding only the model
+    config (the trainer states were not kept).
+    """
+    logging_steps = ctx.spec.logging_steps
+    lines: list[str] = []
+    for number, attempt in enumerate(attempts):
+        cols = trl_columns(ctx, attempt.obs)
+        rows = merge_rows(trl_rows(ctx, cols, logging_steps, attempt.first, attempt.last),
+                          trl_eval_rows(ctx, attempt.evals, attempt.first, attempt.last))
+        summary = trl_summary_row(ctx, attempt.obs) if number == len(attempts) - 1 else None
+        if summary is not None:
+            rows.append(summary)
+        for row in rows:
+            record = {"step": row["step"], **{k: v for k, v in row.items() if k != "step"}}
+            lines.append(json.dumps(record))
+    (target / "metrics.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    args = training_args(ctx, logging_steps) | {"model_name_or_path": "Qwen/Qwen2.5-1.5B-Instruct"}
+    (target / "training_args.json").write_text(json.dumps(args, indent=2) + "\n", encoding="utf-8")
+    for step in ctx.checkpoints:
+        write_bare_checkpoint(target / f"checkpoint-{step}")

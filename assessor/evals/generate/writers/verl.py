@@ -99,6 +99,25 @@ def _verl_value(rng: np.random.Generator, value: Any) -> str:
     return "nan" if math.isnan(number) else f"{number:.3f}"
 
 
+def _verl_end(ctx: Ctx, prefix: str, attempt: Attempt) -> list[str]:
+    """What verl prints when `global_steps` reaches `total_training_steps`.
+
+    The final validation metrics (`pprint` of one string, wrapped when long) and the closed progress bar.
+    """
+    if attempt.evals:
+        value = attempt.evals[max(attempt.evals)]
+        text = [f"{prefix}('Final validation metrics: '",
+                f"{prefix} \"{{'val-core/openai/gsm8k/acc/mean@1': {value!r}}}\")"]
+    else:
+        text = [f"{prefix}'Final validation metrics: None'"]
+    seconds = float(np.sum(attempt.obs["step_time"]))
+    hours, rest = divmod(int(seconds), 3600)
+    per = seconds / max(1, ctx.n)
+    bar = (f"Training Progress: 100%|██████████| {ctx.n}/{ctx.planned} [{hours}:{rest // 60:02d}:{rest % 60:02d}"
+           f"<00:00, {per:.2f}s/it]")
+    return [*text, f"{prefix}{bar}"]
+
+
 def write_verl_console(ctx: Ctx, target: Path, attempts: list[Attempt]) -> None:
     """`verl_console`: the TaskRunner's console log (Ray prefixes, colours, NumPy wrappers)."""
     rng = np.random.default_rng([ctx.spec.seed, 77])
@@ -125,6 +144,8 @@ def write_verl_console(ctx: Ctx, target: Path, attempts: list[Attempt]) -> None:
             if step in ctx.all_saves and step <= attempt.last:
                 folder = f"checkpoints/{'/'.join(verl_names(ctx))}/global_step_{step}"
                 lines.append(f"{prefix}local_global_step_folder: {folder}")
+        if number == len(attempts) - 1 and ctx.finished:
+            lines += _verl_end(ctx, prefix, attempt)
         if number < len(attempts) - 1:
             lines += [
                 "\x1b[36m(WorkerDict pid=2517)\x1b[0m [rank3]:[E1118 23:40:11 ProcessGroupNCCL.cpp:616] Watchdog "
