@@ -16,6 +16,7 @@ import pandas as pd
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.kl_reward import min_flat_points
 from assessor.diagnose.models import ComponentSummary, Finding, RewardComponentsDiagnosis, Severity, Trend
 from assessor.diagnose.signals import Reading, describe
 
@@ -89,7 +90,7 @@ def diagnose_components(ctx: Context) -> RewardComponentsDiagnosis:
 
 def _read(name: str, reading: Reading) -> _Component:
     bend = robust.level_off(reading.series)
-    long_flat = bend if bend is not None and bend.plateau() else None
+    long_flat = bend if bend is not None and bend.plateau(min_flat_points=min_flat_points(reading)) else None
     return _Component(name, reading, _direction(reading), _saturated(reading), long_flat)
 
 

@@ -156,7 +156,9 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
     train = _train_change(ctx, int(steps[0]), int(steps[-1]))
     curve = EvalCurve(
         metric=name, points=len(values), start=float(values[0]), peak=float(values[peak_index]),
-        peak_step=int(steps[peak_index]), now=float(np.mean(values[-2:])), now_step=int(steps[-1]), noise=noise,
+        peak_step=int(steps[peak_index]),
+        new_high_noise=(float(np.max(score[-2:])) - float(np.max(score[:-2]))) / noise if len(score) > 2 else 0.0,
+        now=float(np.mean(values[-2:])), now_step=int(steps[-1]), noise=noise,
         decline_noise=(float(score[peak_index]) - recent) / noise, moved=moved, train_change_noise=train,
     )
     findings: list[Finding] = []

@@ -8,6 +8,7 @@ can); rising KL with falling reward is destruction. When the run logs no KL, we 
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -146,7 +147,7 @@ def _drift_since_level_off(kl: Reading, reward: Reading) -> tuple[str, int] | No
     """
     series, metric = reward.series, reward.summary.metric
     bend = robust.level_off(series)
-    if bend is not None and bend.plateau():
+    if bend is not None and bend.plateau(min_flat_points=min_flat_points(reward)):
         since, what = bend.step, (
             f"{metric} levelled off around step {bend.step}: it climbed for {bend.climb_steps} steps and in the "
             f"{bend.flat_steps} since has kept {max(0.0, bend.rate_left):.0%} of its climb rate")
@@ -162,6 +163,19 @@ def _drift_since_level_off(kl: Reading, reward: Reading) -> tuple[str, int] | No
         return None
     return (f"{what}, while KL went {num(then)} → {num(now)} ({now / then:.1f}x): drift without benefit, the run "
             "has done what it can"), since
+
+
+def min_flat_points(reading: Reading) -> int:
+    """Logged points a flat stretch needs, in units of the points this log has.
+
+    A log that averages its steps between rows (TRL's Trainer: each row is the mean of `logging_steps` steps)
+    carries that many steps' evidence per row; the requirement is on evidence, so it shrinks with the average.
+    """
+    averaged = reading.averaged_steps
+    return max(MIN_AVERAGED_FLAT_POINTS, math.ceil(robust.MIN_FLAT_POINTS / averaged))
+
+
+MIN_AVERAGED_FLAT_POINTS = 8
 
 
 def _never_moved(series: robust.Series, recent_start: int) -> bool:

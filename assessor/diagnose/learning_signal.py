@@ -138,6 +138,7 @@ def _measure_shares(
 
 
 COMPONENT_PREFIX = "reward_component/"
+FORMAT_WORDS = ("format", "xml", "tag", "style", "length", "len_", "think", "reasoning")
 
 
 def _modal(values: np.ndarray) -> tuple[float, float]:
@@ -175,12 +176,22 @@ def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> F
         what = "exactly 0" if value == 0 else f"exactly {num(value)}, its lowest value"
         reasons.append(f"the reward is {what} on {share:.0%} of {n} logged steps")
     spread = out.zero_spread_share
-    if spread is not None and spread >= 0.9 and not rising and never_rose and _recent_spread_gone(ctx):
+    if spread is not None and spread >= NO_SIGNAL_SHARE and not rising and never_rose and _recent_spread_gone(ctx):
         reasons.append(f"every group scored alike (zero reward spread) on {spread:.0%} of steps, so the advantages "
                        "are zero")
+    # A gradient of exactly zero is what a batch with no spread produces: on most steps of both halves, it says
+    # the same as the spread where the run logs none. (Not the loss: a GRPO surrogate on zero-mean advantages is
+    # exactly 0 on every on-policy step whether or not anything is learnt.)
+    zeros = _zero_halves(ctx, "grad_norm")
+    if zeros is not None and min(zeros) >= NO_SIGNAL_SHARE and not rising and never_rose and not (
+            spread is not None and spread >= NO_SIGNAL_SHARE):
+        reasons.append(f"the gradient was exactly zero on {max(zeros):.0%} of the steps of each half of the run")
     floor = [c for c in out.constant_components if c.at_floor and c.share >= PINNED_SHARE]
     moving = [m for m in ctx.run.metric_names() if m.startswith(COMPONENT_PREFIX) and m.endswith("_mean")
               and m[len(COMPONENT_PREFIX):-len("_mean")] not in {c.name for c in out.constant_components}]
+    unlogged = _unlogged_part_at_zero(ctx, reward)
+    if unlogged is not None and not floor and moving:
+        floor = [unlogged]
     if floor and moving:
         pinned = ", ".join(f"{c.name} at {num(c.value)} on {c.share:.0%} of steps" for c in floor)
         moved = ", ".join(m[len(COMPONENT_PREFIX):-len("_mean")] for m in moving)
@@ -196,6 +207,40 @@ def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> F
         "difficulty) first", [int(steps[0])])
 
 
+def _zero_halves(ctx: Context, metric: str) -> tuple[float, float] | None:
+    """Share of exactly-zero values in each half of a metric's curve (None when it is not logged enough)."""
+    reading = ctx.book.get(metric)
+    if reading is None or reading.series.n < MIN_SIGNAL_POINTS:
+        return None
+    values = reading.series.values
+    half = len(values) // 2
+    return robust.zero_share(values[:half]), robust.zero_share(values[half:])
+
+
+def _unlogged_part_at_zero(ctx: Context, reward: Reading) -> ConstantComponent | None:
+    """The part of the reward that no logged component covers, when it is exactly 0 on (almost) every step.
+
+    A log with the total and only its format component (the total equal to the format reward, step by step)
+    says the rest of the reward, the task part, never fired.
+    """
+    parts = [m for m in ctx.run.metric_names() if m.startswith(COMPONENT_PREFIX) and m.endswith("_mean")]
+    # Only when every logged part is a format or style bonus: a single task reward logged as its own component
+    # equals the total too, and then nothing is missing.
+    if not parts or not all(any(w in m.lower() for w in FORMAT_WORDS) for m in parts):
+        return None
+    frame = pd.concat([ctx.run.series(m).rename(m) for m in parts], axis=1, join="inner")
+    total = pd.Series(reward.series.values, index=reward.series.steps)
+    joined = frame.join(total.rename(" total"), how="inner").dropna()
+    if len(joined) < MIN_SIGNAL_POINTS:
+        return None
+    rest = (joined[" total"] - joined[parts].sum(axis=1)).to_numpy()
+    share = float(np.mean(np.abs(rest) <= 1e-9))
+    if share < PINNED_SHARE:
+        return None
+    return ConstantComponent(name="the rest of the reward (not logged as a component)", value=0.0, share=share,
+                             at_floor=True)
+
+
 def _recent_spread_gone(ctx: Context) -> bool:
     """The zero-spread share is as high over each half of the run (not a collapse after learning)."""
     for metric in ("reward_std", "reward_zero_std_frac", "advantage_std"):
@@ -205,7 +250,7 @@ def _recent_spread_gone(ctx: Context) -> bool:
         values = reading.series.values
         gone = values >= 1 - NO_SPREAD if metric == "reward_zero_std_frac" else values <= NO_SPREAD
         half = len(gone) // 2
-        return float(np.mean(gone[half:])) >= 0.9 and float(np.mean(gone[:half])) >= 0.9
+        return float(np.mean(gone[half:])) >= NO_SIGNAL_SHARE and float(np.mean(gone[:half])) >= NO_SIGNAL_SHARE
     return False
 
 

@@ -63,9 +63,13 @@ def diagnose_length(ctx: Context) -> LengthDiagnosis:
     collapse = _collapse(reading)
     findings.extend(collapse)
     drift = _drift(reading) if not collapse else []
-    if not cap_finding:  # once at the cap, the drift *is* the explosion; say it once
-        findings.extend(drift)
+    # Once at the cap, the drift *is* the explosion: say it once. A mean merely on its way there (a watch) says
+    # nothing about how many completions are already cut off, so the truncated share is still read.
+    only_approaching = all(f.kind == "length_approaching_cap" and f.severity == "watch" for f in cap_finding)
+    if only_approaching:
         findings.extend(_truncation(ctx, reading, clip))
+    if not cap_finding:
+        findings.extend(drift)
         findings.extend(_spread(ctx, reading))
         findings.extend(_extremes(ctx, reading, cap))
     moving = {"length_explosion_to_cap", "length_approaching_cap", "length_collapse", "length_rising", "length_falling"}

@@ -238,6 +238,8 @@ class EvalCurve(_Model):
     start: float
     peak: float
     peak_step: int
+    new_high_noise: float = Field(
+        0.0, description="How far the best of the last two evaluations tops every earlier one, in noise units.")
     now: float = Field(description="Mean of the last two evaluations.")
     now_step: int
     noise: float = Field(description="Eval-to-eval noise (robust, from differences).")

@@ -26,6 +26,7 @@ OBVIOUS_CHANGE_NOISE = 4.0
 MAD_TO_SD = 1.4826
 RHO_PRIOR_POINTS = 30  # autocorrelation estimates from fewer points than this are shrunk by at least half
 MIN_FLAT_POINTS = 20  # logged points after a bend before a plateau can be told from a noisy, slow climb
+MIN_CLIMB_POINTS = 2  # logged points before a bend
 
 
 @dataclass(frozen=True)
@@ -498,15 +499,21 @@ def progress(series: Series, start_step: int, share: float = 0.3) -> Progress:
     rose = trend(series, int(steps[0]), end_step=start_step).direction == "rising"
     # A curve that rose is judged on its recent window; one that never rose, on the whole run.
     window = ~early if rose else np.ones(len(steps), dtype=bool)
+    slope, upper = _rate_with_upper(series, window)
+    span = float(steps[window][-1] - steps[window][0])
+    noise = max(series.noise, noise_floor(series.values))
+    stalled = upper < share * earlier if rose else upper * span < noise
+    return Progress(earlier, slope, upper, stalled)
+
+
+def _rate_with_upper(series: Series, window: np.ndarray) -> tuple[float, float]:
+    """Theil-Sen slope of the reduced curve over `window`, and its 90% upper bound widened for autocorrelation."""
+    steps, values = series.red_steps.astype(np.float64), series.red_values
     fit = stats.theilslopes(values[window], steps[window], alpha=0.90)
     rho = max(_residual_rho(values[window] - (fit.intercept + fit.slope * steps[window])),
               _reduced_rho(series, local=True))
     widen = math.sqrt((1 + rho) / (1 - rho))
-    upper = float(fit.slope + (fit.high_slope - fit.slope) * widen)
-    span = float(steps[window][-1] - steps[window][0])
-    noise = max(series.noise, noise_floor(series.values))
-    stalled = upper < share * earlier if rose else upper * span < noise
-    return Progress(earlier, float(fit.slope), upper, stalled)
+    return float(fit.slope), float(fit.slope + (fit.high_slope - fit.slope) * widen)
 
 
 @dataclass(frozen=True)
@@ -556,19 +563,24 @@ def level_off(series: Series, min_points: int = 5) -> LevelOff | None:
     n = len(steps)
     if n < 2 * min_points + 2:
         return None
-    best_sse, best_i = math.inf, -1
-    for i in range(min_points, n - min_points):
+    best_sse, best_i, best_coef = math.inf, -1, np.zeros(3)
+    # The climb may be short in logged points (a coarse log whose fast early rise spans two rows): the bend
+    # may come after two points; the flat side keeps `min_points`.
+    for i in range(MIN_CLIMB_POINTS, n - min_points):
         design = np.column_stack([np.ones(n), np.minimum(steps, steps[i]), np.maximum(steps - steps[i], 0.0)])
         coef, *_ = np.linalg.lstsq(design, values, rcond=None)
         sse = float(np.sum((design @ coef - values) ** 2))
         if sse < best_sse:
-            best_sse, best_i = sse, i
+            best_sse, best_i, best_coef = sse, i, coef
     bend = int(steps[best_i])
-    measured = progress(series, bend)
-    if measured.earlier_slope <= 0:
+    early = steps < bend
+    # The climb rate: robust (Theil-Sen) where the climb has the points for it, else the fitted first piece.
+    climb = float(stats.theilslopes(values[early], steps[early]).slope) if early.sum() >= 4 else float(best_coef[1])
+    if climb <= 0:
         return None
+    after, after_upper = _rate_with_upper(series, ~early)
     return LevelOff(
         step=bend, climb_steps=bend - int(steps[0]), flat_steps=int(steps[-1]) - bend,
-        flat_points=int(np.sum(series.steps > bend)),
-        climb_rate=measured.earlier_slope, rate_after=measured.recent_slope, rate_after_upper=measured.recent_upper,
+        flat_points=int(np.sum(series.steps > bend)), climb_rate=climb, rate_after=after,
+        rate_after_upper=after_upper,
     )

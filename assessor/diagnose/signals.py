@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -59,6 +59,7 @@ class Reading:
 
     series: robust.Series
     summary: SignalSummary
+    averaged_steps: int = 1  # optimizer steps each logged point averages (TRL's Trainer logs interval means)
 
 
 def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -> Reading | None:
@@ -128,8 +129,11 @@ class SignalBook:
         key = (metric, split)
         if key not in self._cache:
             series = self.run.series(metric, split)
-            self._cache[key] = describe(metric, split, series.index.to_numpy(), series.to_numpy()) if len(
-                series) else None
+            reading = describe(metric, split, series.index.to_numpy(), series.to_numpy()) if len(series) else None
+            interval = self.run.facts.logging_interval or 1
+            if reading is not None and split == "train" and self.run.facts.framework == "trl" and interval > 1:
+                reading = replace(reading, averaged_steps=interval)
+            self._cache[key] = reading
         return self._cache[key]
 
     def summary(self, metric: str, split: Split = "train") -> SignalSummary | None:

@@ -188,9 +188,30 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
     spent = w.weight(w.spent, SPENT)
     if spent >= 1.0:
         return _spent(d, w, spent)
-    if finished and d.reward.trend != "rising":
+    if finished and not _still_improving(d):
         return _finished_on_plateau(d, w)
     return _continue(d, w)
+
+
+def _still_improving(d: Diagnostics) -> bool:
+    """Rising now, or up over the run with its best stretch the latest one and no plateau shown.
+
+    A finished run is stopped on positive evidence that it levelled off; a noisy latest stretch after a steady
+    climb that ends at its best is still a climb.
+    """
+    r = d.reward
+    if r.trend == "rising":
+        return True
+    kinds = {f.kind for f in r.findings}
+    if kinds & {"reward_plateau", "reward_no_progress", "reward_below_start"}:
+        return False
+    best, last = d.best_checkpoint, d.run.last_step or 0
+    at_best = best.best_step is not None and not best.behind and last - best.best_step <= 0.1 * last
+    # With a held-out eval, improving means a new best in the latest evaluations: a flat eval is not a climb.
+    curve = d.eval.curves[0] if d.eval.curves else None
+    if curve is not None and curve.points >= 4 and curve.new_high_noise < 1.0:
+        return False
+    return "reward_unclear" in kinds and at_best and (r.now or 0) > (r.start or 0)
 
 
 def _too_early(d: Diagnostics) -> bool:
@@ -361,8 +382,14 @@ def _finished_on_plateau(d: Diagnostics, w: _Weighed) -> Verdict:
     r = d.reward
     where = f" since about step {r.plateau_start}" if r.plateau_start is not None else ""
     metric = r.metric or "the reward"
-    headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and {metric} is no longer "
-                f"improving{where} ({num(r.now)} now); keep the final weights.")
+    curve = d.eval.curves[0] if d.eval.curves else None
+    if curve is not None and curve.points >= 4 and curve.new_high_noise < 1.0:
+        headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and held-out {curve.metric} has "
+                    f"not improved on its best ({num(curve.peak)} at step {curve.peak_step}) since; keep the final "
+                    "weights.")
+    else:
+        headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and {metric} is no longer "
+                    f"improving{where} ({num(r.now)} now); keep the final weights.")
     evidence = [f for f in d.findings if f.signal in (r.metric, "eval", "kl_reward")][:4] or _top(d, 3)
     return _verdict(d, "stop", 0.65, evidence, headline, w, actions=[
         "Keep the final checkpoint: no earlier point is better by more than noise.",
