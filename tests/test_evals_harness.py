@@ -514,3 +514,20 @@ def test_case_files_skip_generated_runs_and_cassettes(tmp_path: Path) -> None:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("cases: []\n", encoding="utf-8")
     assert [p.relative_to(tmp_path).as_posix() for p in case_files(tmp_path)] == ["a.yaml", "holdout/holdout.yaml"]
+
+
+def test_delay_as_a_share_of_the_run_and_alarms_on_healthy_prefixes():
+    from assessor.evals.harness.models import CaseOutcome
+    from assessor.evals.harness.scoring import detection, summarize_delays
+
+    failing = detection(100, [50, 100, 150, 200], ["continue", "continue", "rollback", "rollback"], span=200)
+    assert (failing.delay, failing.delay_share, failing.false_alarms) == (50, 0.25, 0)
+    healthy = detection(None, [50, 100, 150, 200], ["continue", "stop", "continue", "continue"], span=200)
+    assert healthy.false_alarms == 1 and healthy.delay is None
+    outcomes = [
+        CaseOutcome(case="bad", kind="synthetic", accept=["rollback"], onset_step=100, delay=failing),
+        CaseOutcome(case="ok", kind="synthetic", accept=["continue"], healthy=True, delay=healthy),
+    ]
+    summary = summarize_delays(outcomes)
+    assert (summary.cases, summary.detected, summary.median_delay_share) == (1, 1, 0.25)
+    assert (summary.healthy_replayed, summary.healthy_alarms, summary.healthy_runs_with_alarms) == (1, 1, ["ok"])

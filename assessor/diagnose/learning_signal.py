@@ -79,12 +79,13 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
             "reward_zero_std_frac", "signal_thinning", "watch" if recent_share < 0.8 else "warning",
             f"{recent_share:.0%} of recent groups have zero reward spread (from {no_spread_share[0]:.0%} early): "
             "most completions no longer carry gradient", [_onset(zero or adv or reward)]))
-    elif ceiling == 1.0 and floor == 0.0 and no_spread_share is None and std is None and r.trend != "rising" and (
-            r.now >= 0.97):
+    elif ceiling == 1.0 and floor == 0.0 and zero is None and r.trend != "rising" and r.now >= 0.97:
+        # No per-group share of zero spread is logged (a batch-wide std or advantage spread is not one): at this
+        # level of a 0..1 reward almost every group of completions scores the same anyway.
         out.saturated = True
         findings.append(finding(
             "reward_mean", "reward_saturated", "watch",
-            f"reward sits at its ceiling ({num(r.now)} of 1.0; the run logs no reward spread, but at this level "
+            f"reward sits at its ceiling ({num(r.now)} of 1.0; the run logs no per-group spread, but at this level "
             "almost every group scores the same): little is left to learn from these prompts",
             [r.plateau_start or r.trend_window_start]))
     if std is not None and not out.saturated and std.summary.trend == "falling" and std.summary.start > 0 and (

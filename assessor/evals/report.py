@@ -117,8 +117,10 @@ def _scores_rows(report: EvalReport, pick: Callable[[JudgeReport], Scores],
         if not d.cases:
             return (f"incomplete in {_runs(d.incomplete)} (no verdict at some points)"
                     if d.incomplete else _DASH)
+        share = (f" (median {d.median_delay_share:.0%} of the run, max {d.max_delay_share:.0%})"
+                 if d.median_delay_share is not None and d.max_delay_share is not None else "")
         return (f"{d.detected}/{d.cases} detected; mean {_num(d.mean_delay, 0)}, median {_num(d.median_delay, 0)}, "
-                f"max {d.max_delay if d.max_delay is not None else _DASH} steps")
+                f"max {d.max_delay if d.max_delay is not None else _DASH} steps{share}")
 
     rows = [
         row("accuracy", lambda j: f"{_pct(pick(j).accuracy)} ({pick(j).correct}/{pick(j).cases})"),
@@ -137,6 +139,9 @@ def _scores_rows(report: EvalReport, pick: Callable[[JudgeReport], Scores],
         row("false alarms before onset",
             lambda j: f"{delays(j).false_alarms} in {_runs(delays(j).cases_with_false_alarms)}"
             if delays(j).cases else _DASH),
+        row("alarms on healthy prefixes",
+            lambda j: f"{delays(j).healthy_alarms} in {_runs(len(delays(j).healthy_runs_with_alarms))} of "
+                      f"{delays(j).healthy_replayed}" if delays(j).healthy_replayed else _DASH),
         row("errors", lambda j: str(pick(j).errors)),
     ]
     if any(pick(j).scenarios for j in judges):
@@ -159,6 +164,14 @@ def _outcome_cell(o: CaseOutcome) -> str:
     if o.stale_cassette:
         text += " (stale)"
     return text
+
+
+def _alarm_cell(o: CaseOutcome) -> str:
+    d = o.delay
+    if d is None or not d.false_alarms:
+        return _DASH
+    steps = [p for p, decision in zip(d.points, d.decisions, strict=True) if decision in ("stop", "rollback")]
+    return f"{d.false_alarms} (at {', '.join(str(s) for s in steps[:4])}{' …' if len(steps) > 4 else ''})"
 
 
 def _delay_cell(o: CaseOutcome) -> str:
@@ -249,7 +262,16 @@ def render_markdown(report: EvalReport) -> str:
     out += _disagreements(judges)
 
     cases = judges[0].outcomes if judges else []
-    delayed = [i for i, o in enumerate(cases) if any(j.outcomes[i].delay is not None for j in judges)]
+    delayed = [i for i, o in enumerate(cases) if o.onset_step is not None
+               and any(j.outcomes[i].delay is not None for j in judges)]
+    alarmed = [i for i, o in enumerate(cases) if o.onset_step is None and any(
+        (d := j.outcomes[i].delay) is not None and d.false_alarms for j in judges)]
+    if alarmed:
+        out += ["## Alarms on healthy prefixes", "",
+                "Healthy runs replayed truncated at the same points; any stop or rollback on a prefix is a false "
+                "alarm a scheduled check would have raised.", ""]
+        rows = [[cases[i].case, *(_alarm_cell(j.outcomes[i]) for j in judges)] for i in alarmed]
+        out += _table(["case", *columns], rows)
     if delayed:
         out += ["## Detection delay per failing run", "",
                 "Steps from the labelled onset to the first truncation point where the judge says stop or "

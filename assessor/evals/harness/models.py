@@ -28,13 +28,14 @@ class _Model(BaseModel):
 
 
 class DelayResult(_Model):
-    """One judge replayed on one failing run, truncated at successive steps."""
+    """One judge replayed on one run, truncated at successive steps (a failing run, or a healthy one)."""
 
-    onset_step: int
+    onset_step: int | None = Field(description="None for a healthy run: every alarm on it is false.")
     points: list[int] = Field(description="Truncation steps, the last being the full run.")
     decisions: list[Decision | None] = Field(description="The verdict at each point (None: the judge failed).")
     detection_step: int | None = Field(None, description="First point at or after the onset with stop/rollback.")
     delay: int | None = Field(None, description="detection_step - onset_step; None if never detected.")
+    delay_share: float | None = Field(None, description="The delay as a share of the run's logged span.")
     false_alarms: int = Field(0, description="Stop/rollback verdicts at points before the onset.")
     complete: bool = Field(True, description="False when the judge failed at some point (left out of summaries).")
 
@@ -123,6 +124,11 @@ class DelaySummary(_Model):
     max_delay: int | None = None
     false_alarms: int = 0
     cases_with_false_alarms: int = 0
+    median_delay_share: float | None = Field(None, description="Median delay as a share of each run's span.")
+    max_delay_share: float | None = None
+    healthy_replayed: int = Field(0, description="Healthy runs replayed on their prefixes.")
+    healthy_alarms: int = Field(0, description="Stop/rollback verdicts on prefixes of healthy runs.")
+    healthy_runs_with_alarms: list[str] = Field(default_factory=list)
     incomplete: int = 0
 
 

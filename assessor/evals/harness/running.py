@@ -51,6 +51,11 @@ def delay_points(run: Run, count: int = DEFAULT_DELAY_POINTS) -> list[int]:
     return points
 
 
+def _first_step(run: Run) -> int:
+    steps = run.metrics["step"][run.metrics["split"] == "train"] if len(run.metrics) else run.metrics["step"]
+    return int(steps.min()) if len(steps) else 0
+
+
 class Progress(Protocol):
     """Where the harness reports progress (the CLI draws a bar)."""
 
@@ -140,8 +145,9 @@ def evaluate(
     """
     from assessor.pipeline import truncate
 
-    plans = [(item, delay_points(item.run, delay_count) if item.case.onset_step is not None else [])
-             for item in loaded]
+    # Failing runs are replayed for the detection delay, healthy ones for alarms on their prefixes.
+    plans = [(item, delay_points(item.run, delay_count) if item.case.onset_step is not None or item.case.healthy
+              else []) for item in loaded]
     cheap = [j for j in judges if j.cheap]
     if progress is not None:
         progress.start(sum(len(judges) + len(cheap) * max(len(points) - 1, 0) for _, points in plans))
@@ -170,8 +176,9 @@ def evaluate(
         for j in judges:
             result = judged[j.name]
             delay = None
-            if case.onset_step is not None and j.cheap and points:
-                delay = detection(case.onset_step, points, [*at_points[j.name], result.decision])
+            if j.cheap and points:
+                span = points[-1] - _first_step(item.run)
+                delay = detection(case.onset_step, points, [*at_points[j.name], result.decision], span)
             outcomes[j.name].append(score_case(case, result.decision, result.rollback_step,
                                                last_step=item.run.last_step, delay=delay, **result.fields))
     return outcomes

@@ -148,12 +148,23 @@ def tally(outcomes: Iterable[CaseOutcome], key: Callable[[CaseOutcome], Iterable
             for name, v in sorted(groups.items())}
 
 
-def detection(onset: int, points: Sequence[int], decisions: Sequence[Decision | None]) -> DelayResult:
-    """Detection step, delay and false alarms from the verdicts at successive truncation points."""
+def detection(
+    onset: int | None, points: Sequence[int], decisions: Sequence[Decision | None], span: int | None = None,
+) -> DelayResult:
+    """Detection step, delay and false alarms from the verdicts at successive truncation points.
+
+    `onset` None is a healthy run: every stop or rollback on one of its prefixes is a false alarm. `span` (the
+    run's logged steps, first to last) turns the delay into a share of the run.
+    """
+    if onset is None:
+        return DelayResult(onset_step=None, points=list(points), decisions=list(decisions),
+                           false_alarms=sum(1 for d in decisions if d in ALARMS),
+                           complete=all(d is not None for d in decisions))
     detection_step = next((p for p, d in zip(points, decisions, strict=True) if p >= onset and d in ALARMS), None)
+    delay = None if detection_step is None else detection_step - onset
     return DelayResult(
         onset_step=onset, points=list(points), decisions=list(decisions), detection_step=detection_step,
-        delay=None if detection_step is None else detection_step - onset,
+        delay=delay, delay_share=delay / span if delay is not None and span else None,
         false_alarms=sum(1 for p, d in zip(points, decisions, strict=True) if p < onset and d in ALARMS),
         complete=all(d is not None for d in decisions),
     )
@@ -162,8 +173,11 @@ def detection(onset: int, points: Sequence[int], decisions: Sequence[Decision | 
 def summarize_delays(outcomes: Sequence[CaseOutcome]) -> DelaySummary:
     """Detection delay and false alarms over the outcomes that were replayed."""
     replayed = [o for o in outcomes if o.delay is not None]
-    complete = [o for o in replayed if o.delay is not None and o.delay.complete]
+    healthy = [o for o in replayed if o.delay is not None and o.delay.onset_step is None and o.delay.complete]
+    failing = [o for o in replayed if o.delay is not None and o.delay.onset_step is not None]
+    complete = [o for o in failing if o.delay is not None and o.delay.complete]
     delays = [o.delay.delay for o in complete if o.delay is not None and o.delay.delay is not None]
+    shares = [o.delay.delay_share for o in complete if o.delay is not None and o.delay.delay_share is not None]
     false_alarms = [o.delay.false_alarms for o in complete if o.delay is not None]
     return DelaySummary(
         cases=len(complete), detected=len(delays),
@@ -171,7 +185,12 @@ def summarize_delays(outcomes: Sequence[CaseOutcome]) -> DelaySummary:
         mean_delay=_mean([float(d) for d in delays]),
         median_delay=float(statistics.median(delays)) if delays else None,
         max_delay=max(delays) if delays else None, false_alarms=sum(false_alarms),
-        cases_with_false_alarms=sum(1 for n in false_alarms if n), incomplete=len(replayed) - len(complete),
+        cases_with_false_alarms=sum(1 for n in false_alarms if n),
+        median_delay_share=float(statistics.median(shares)) if shares else None,
+        max_delay_share=max(shares) if shares else None,
+        healthy_replayed=len(healthy), healthy_alarms=sum(o.delay.false_alarms for o in healthy if o.delay),
+        healthy_runs_with_alarms=[o.case for o in healthy if o.delay and o.delay.false_alarms],
+        incomplete=len(replayed) - len(complete) - len(healthy),
     )
 
 

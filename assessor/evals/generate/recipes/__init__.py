@@ -89,6 +89,10 @@ _RESUME = {
                  "overlap twice",
     "jsonl": "verl's file logger reopens its file with 'wb' on restart, so the overlap cannot be in it twice",
 }
+_NO_GRAD_NORM = {
+    "rfs": "the book's CSV logs no gradient norm: the loss blow-up is the one witness left, and one witness of an "
+           "optimisation break is a risk to watch, not a rollback",
+}
 _FINISHED = {
     "tensorboard:verl": "verl's TensorBoard folder holds no config and no end-of-training record, so it cannot show "
                         "that the run reached its planned steps",
@@ -112,7 +116,7 @@ PATTERNS: dict[str, Recipe] = {r.name: r for r in (
            build_pg_loss_oscillating, beta=0.0),
     Recipe("pg_loss_sign_reversal", "policy loss turns from positive to negative, run degrading", "grpo",
            EVERYWHERE, build_pg_loss_sign_reversal, planned_factor=1.6, beta=0.0),
-    Recipe("pg_loss_blowup", "policy-loss magnitude discontinuity, run degrading", "grpo", EVERYWHERE,
+    Recipe("pg_loss_blowup", "policy-loss magnitude discontinuity, run degrading", "grpo", _NO_GRAD_NORM,
            build_pg_loss_blowup, planned_factor=1.6, beta=0.0),
     Recipe("reward_saturation", "reward at the ceiling, zero-std groups", "grpo", EVERYWHERE,
            build_reward_saturation, planned_factor=1.5, beta=0.0),
