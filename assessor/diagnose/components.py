@@ -74,7 +74,7 @@ def diagnose_components(ctx: Context) -> RewardComponentsDiagnosis:
     # One component and nothing missing: it *is* the total, which the reward and learning-signal readings cover.
     composite = len(components) > 1
     findings = [*_saturated_while_other_stalls(components), *_against_total(components, total),
-                *_task_never_moved(components)] if composite else []
+                *_task_never_moved(ctx, components)] if composite else []
     fallen = next((c for c in components if c.name != REMAINDER and not c.saturated and _fell_from_best(c.reading)),
                   None) if any(f.kind == "component_saturated_other_stalls" for f in findings) else None
     return RewardComponentsDiagnosis(
@@ -269,9 +269,10 @@ def _levels(reading: Reading) -> str:
 
 
 MIN_TASK_POINTS = 50  # logged steps before a task component can be shown not to move
+TASK_FLAT_PROGRESS = 0.5  # share of the planned steps after which "not yet" becomes "not at all"
 
 
-def _task_never_moved(components: list[_Component]) -> list[Finding]:
+def _task_never_moved(ctx: Context, components: list[_Component]) -> list[Finding]:
     """The component that says the task was solved has not moved over the whole run, while another did.
 
     Positive evidence, not a quiet stretch: flat from start to now, and its most optimistic slope would not move
@@ -280,6 +281,12 @@ def _task_never_moved(components: list[_Component]) -> list[Finding]:
     """
     tasks = [c for c in components if c.name != REMAINDER and _correctness_like(c)]
     moved = [c for c in components if c.name != REMAINDER and c not in tasks and c.direction != "flat"]
+    # Runs learn the easy parts first: the task part not moving *yet* says nothing until most of the planned
+    # steps are done, or the easy parts have finished moving (at their ceiling, or levelled off).
+    planned, last = ctx.facts.planned_total_steps, ctx.run.last_step or 0
+    easy_done = bool(moved) and all(c.saturated or c.levelled_off is not None for c in moved)
+    if not (easy_done or (planned and last >= TASK_FLAT_PROGRESS * planned)):
+        return []
     out: list[Finding] = []
     for task in tasks:
         series, s = task.reading.series, task.reading.summary

@@ -70,7 +70,8 @@ GRAD_SHIFT_RATIO = 3.0
 def _gradient_level_shift(ctx: Context) -> list[Finding]:
     """The gradient norm moving up to a new level several times higher and staying there, with or without a spike."""
     reading = ctx.book.get("grad_norm")
-    rise = first_rise(reading.summary, GRAD_SHIFT_RATIO, change_points=True) if reading is not None else None
+    rise = first_rise(reading.summary, GRAD_SHIFT_RATIO, change_points=True,
+                      planned=ctx.facts.planned_total_steps) if reading is not None else None
     if rise is None:
         return []
     step, before, after = rise

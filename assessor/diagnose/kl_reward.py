@@ -15,7 +15,7 @@ import numpy as np
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import Finding, KlRewardDiagnosis, Quadrant, QuadrantSpan, SignalSummary
-from assessor.diagnose.signals import Reading, first_rise
+from assessor.diagnose.signals import EARLY_SHARE, Reading, first_rise
 
 TIMELINE_WINDOWS = 6
 MIN_WINDOW_POINTS = 16
@@ -54,9 +54,10 @@ def diagnose_kl_reward(ctx: Context) -> KlRewardDiagnosis:
         ])
     quadrant_now = _quadrant(_kl_trend_now(kl.summary), reward.summary.trend)
     timeline = _timeline(kl, reward)
-    drift = _drift_since_level_off(kl, reward) if quadrant_now in ("kl_up_reward_flat", "kl_up_reward_up") else None
+    drift = _drift_since_level_off(kl, reward, _early(ctx)) if quadrant_now in (
+        "kl_up_reward_flat", "kl_up_reward_up") else None
     findings = _findings(quadrant_now, kl.summary, reward.summary, timeline, drift)
-    findings.extend(_kl_jumps(kl, reward))
+    findings.extend(_kl_jumps(kl, reward, ctx.facts.planned_total_steps))
     return KlRewardDiagnosis(kl_measured=True, quadrant_now=quadrant_now, timeline=timeline, findings=findings)
 
 
@@ -87,11 +88,11 @@ KL_MATERIAL = 0.01
 KL_NOTABLE = 0.1
 
 
-def _kl_jumps(kl: Reading, reward: Reading) -> list[Finding]:
+def _kl_jumps(kl: Reading, reward: Reading, planned: int | None) -> list[Finding]:
     """KL shifting to a new level several times higher in one go and staying there: a blow-up, not drift."""
     # A blow-up that keeps climbing after the jump defeats the level-shift test (the level after it is not flat);
     # on a log scale the tenfold jump itself stands out.
-    jump = _held_level_shift(kl) or first_rise(kl.summary, KL_JUMP_RATIO)
+    jump = _held_level_shift(kl, planned) or first_rise(kl.summary, KL_JUMP_RATIO, planned=planned)
     if jump is None:
         return []
     step, before, after = jump
@@ -112,10 +113,14 @@ def _kl_jumps(kl: Reading, reward: Reading) -> list[Finding]:
         [step])]
 
 
-def _held_level_shift(kl: Reading) -> tuple[int, float, float] | None:
-    """A change point at least 3x up whose rise happens between neighbouring points and holds."""
+def _held_level_shift(kl: Reading, planned: int | None) -> tuple[int, float, float] | None:
+    """A change point at least 3x up whose rise happens between neighbouring points and holds (after settling-in)."""
     steps, values = kl.series.steps, kl.series.values
+    s = kl.summary
+    settled = s.first_step + EARLY_SHARE * max(s.last_step - s.first_step, (planned or 0) - s.first_step)
     for cp in kl.summary.change_points:
+        if cp.step <= settled:
+            continue
         if cp.direction != "up" or cp.before <= 0 or cp.after < 3 * cp.before or cp.size_noise < 5:
             continue
         # Abrupt, not a ramp: most of the rise happens between two consecutive logged points near the change
@@ -134,10 +139,17 @@ def _held_level_shift(kl: Reading) -> tuple[int, float, float] | None:
     return None
 
 
+def _early(ctx: Context) -> bool:
+    """Under a fifth of the planned steps done: "has not moved yet" is not "will not move"."""
+    planned, last = ctx.facts.planned_total_steps, ctx.run.last_step
+    return bool(planned and last is not None and last < EARLY_FOR_NEVER_MOVED * planned)
+
+
+EARLY_FOR_NEVER_MOVED = 0.2
 MIN_KL_GROWTH = 1.5  # KL at least half again as far from the reference as when reward stopped improving
 
 
-def _drift_since_level_off(kl: Reading, reward: Reading) -> tuple[str, int] | None:
+def _drift_since_level_off(kl: Reading, reward: Reading, early: bool) -> tuple[str, int] | None:
     """Reward levelled off long ago and KL kept climbing since: the observation and the bend's step, or None.
 
     The practitioner's test: reward has gone nowhere for at least as long as it took to climb (its rate after
@@ -146,12 +158,14 @@ def _drift_since_level_off(kl: Reading, reward: Reading) -> tuple[str, int] | No
     say this on a noisy curve; the whole stretch since the bend can.
     """
     series, metric = reward.series, reward.summary.metric
+    if kl.summary.now < KL_MATERIAL:
+        return None  # a KL still about zero is no drift to weigh against the reward
     bend = robust.level_off(series)
     if bend is not None and bend.plateau(min_flat_points=min_flat_points(reward)):
         since, what = bend.step, (
             f"{metric} levelled off around step {bend.step}: it climbed for {bend.climb_steps} steps and in the "
             f"{bend.flat_steps} since has kept {max(0.0, bend.rate_left):.0%} of its climb rate")
-    elif bend is None and _never_moved(series, reward.summary.trend_window_start):
+    elif bend is None and not early and _never_moved(series, reward.summary.trend_window_start):
         since, what = int(series.steps[0]), f"{metric} has not moved over the whole run"
     else:
         return None
@@ -246,7 +260,8 @@ def _findings(
     )
     out: list[Finding] = []
     if quadrant == "kl_up_reward_down":
-        out.append(finding("kl_reward", quadrant, "critical",
+        # A KL still about zero is no move away from the reference: the reward's own findings speak for it.
+        out.append(finding("kl_reward", quadrant, "critical" if kl.now >= KL_MATERIAL else "watch",
                            f"{kl_move} while {reward_move}: the policy is moving away from its reference and "
                            "getting worse", [since]))
     elif drift is not None:

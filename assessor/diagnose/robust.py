@@ -549,7 +549,12 @@ class LevelOff:
         `min_flat_points`: logged points after the bend needed (fewer for separate evaluations than for
         autocorrelated training steps).
         """
-        return self.stopped(min_flat_points=min_flat_points) and self.flat_steps >= self.climb_steps
+        # Measured as totals too: a slow rate kept for many times as long as the climb (a fast first burst, then
+        # a steady slow rise) can add more than the climb did, and that is no plateau.
+        gained = self.climb_rate * self.climb_steps
+        return (self.stopped(min_flat_points=min_flat_points) and self.flat_steps >= self.climb_steps
+                and self.rate_after * self.flat_steps < 0.25 * gained
+                and self.rate_after_upper * self.flat_steps < 0.5 * gained)
 
 
 def level_off(series: Series, min_points: int = 5) -> LevelOff | None:

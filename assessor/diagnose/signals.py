@@ -37,13 +37,19 @@ def significant_change(summary: SignalSummary, change: float, noise: float) -> b
 EARLY_SHARE = 0.1  # KL and gradient norms move many-fold while a run settles in; that is not a jump
 
 
-def first_rise(summary: SignalSummary, factor: float, change_points: bool = False) -> tuple[int, float, float] | None:
+def first_rise(
+    summary: SignalSummary, factor: float, change_points: bool = False, planned: int | None = None,
+) -> tuple[int, float, float] | None:
     """The first jump up by at least `factor` past the first tenth of the run: (step, level before, level after).
 
     Jumps come from the log-scale discontinuities (both sides steady), and with `change_points` also from the
     lasting level shifts, so a rise that keeps climbing after it and one that settles at a new level both count.
+    `planned`: the run's planned total steps, when known.
     """
-    start = summary.first_step + EARLY_SHARE * (summary.last_step - summary.first_step)
+    # The settling-in stretch is a share of the whole run: of its planned steps when known, so a check early in
+    # a long run does not read the first steps' growth as a jump.
+    span = max(summary.last_step - summary.first_step, (planned or 0) - summary.first_step)
+    start = summary.first_step + EARLY_SHARE * span
     rises = [(d.step, d.before, d.after) for d in summary.discontinuities]
     if change_points:
         rises += [(cp.step, cp.before, cp.after) for cp in summary.change_points if cp.direction == "up"]
