@@ -219,6 +219,11 @@ def _saturated_while_other_stalls(components: list[_Component]) -> list[Finding]
     findings: list[Finding] = []
     saturated = [c for c in components if c.saturated]
     stalled = [c for c in components if c.stalled]
+    # While the task component itself still rises, a stalled side component (concision, style) is not "the one
+    # that matters": the run is still learning what it is for.
+    if any(_correctness_like(c) and c.name != REMAINDER and c.direction == "rising" and not c.stalled
+           for c in components):
+        stalled = [c for c in stalled if _correctness_like(c)]
     stalled.sort(key=lambda c: (not _correctness_like(c), c.direction != "falling"))
     for full in saturated:
         s = full.reading.summary
