@@ -95,8 +95,11 @@ def write_prompt(
     """
     from assessor.judge.export import export_prompt
 
+    # Read off the disk now, as `assess` reads it (so a stalled run is called stalled in both); a run handed in
+    # (an eval case) is read as it is.
+    now = time.time() if run is None else None
     run = load_run(path) if run is None else run
-    diagnostics = diagnose(run)
+    diagnostics = diagnose(run, now=now)
     with tempfile.TemporaryDirectory(prefix="assessor-prompt-") as scratch:
         plots: list[Path] = []
         if images:

@@ -196,9 +196,11 @@ def _not_transferring(
     flat stretch, the later gains do not transfer; without, the run has converged on held-out data. A short
     or noisy eval cannot show a plateau, and then nothing is said.
     """
+    if float(score[-1]) > float(np.max(score[:-1])):
+        return []  # the latest evaluation is the best yet
     bend = _levelled_off(steps, score, noise)
-    if bend is None or float(score[-1]) > float(np.max(score[:-1])):
-        return []  # no plateau shown, or the latest evaluation is the best yet
+    if bend is None:
+        return _never_moved(ctx, name, metric, steps, score, noise)
     flat = steps >= bend.step
     part, part_steps = score[flat], steps[flat]
     sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
@@ -216,6 +218,32 @@ def _not_transferring(
         f"held-out {metric} levelled off around step {bend.step}: it climbed for {bend.climb_steps} steps and has "
         f"stood still for the {bend.flat_steps} since ({levels}); on held-out data the run has converged",
         [int(part_steps[0]), int(part_steps[-1])])]
+
+
+def _never_moved(
+    ctx: Context, name: str, metric: str, steps: np.ndarray, score: np.ndarray, noise: float,
+) -> list[Finding]:
+    """An eval shown not to move over the whole run while the training reward rose over the same steps.
+
+    Shown, not merely unproven: the most optimistic Theil-Sen slope (90% upper bound) would not move it by one and
+    a half eval noise units across all the evaluations.
+    """
+    if len(score) < 2 + PLATEAU_EVALS:
+        return []
+    x = steps.astype(np.float64)
+    fit = stats.theilslopes(score, x, alpha=0.90)
+    if float(fit.high_slope) * float(x[-1] - x[0]) >= 1.5 * noise:
+        return []
+    train = _train_change(ctx, int(steps[0]), int(steps[-1]))
+    if train is None or train < TRAIN_ROSE_T:
+        return []
+    sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
+    return [finding(
+        name, "eval_not_transferring", "warning",
+        f"training reward rose ({train:.1f} standard errors) between steps {int(steps[0])} and {int(steps[-1])} while "
+        f"held-out {metric} did not move ({num(sign * float(np.mean(score[:2])))} → "
+        f"{num(sign * float(np.mean(score[-2:])))} over {len(score)} evaluations, eval-to-eval noise {num(noise)}): "
+        "the gains do not transfer", [int(steps[0]), int(steps[-1])])]
 
 
 def _levelled_off(steps: np.ndarray, score: np.ndarray, noise: float) -> robust.LevelOff | None:

@@ -158,8 +158,8 @@ def _drift_since_level_off(kl: Reading, reward: Reading, early: bool) -> tuple[s
     say this on a noisy curve; the whole stretch since the bend can.
     """
     series, metric = reward.series, reward.summary.metric
-    if kl.summary.now < KL_MATERIAL:
-        return None  # a KL still about zero is no drift to weigh against the reward
+    if kl.summary.now < KL_NOTABLE:
+        return None  # a tenth of a nat from the reference is no drift worth stopping a run for
     bend = robust.level_off(series)
     if bend is not None and bend.plateau(min_flat_points=min_flat_points(reward)):
         since, what = bend.step, (

@@ -25,6 +25,7 @@ from assessor.diagnose.signals import Reading, significant_change
 
 PREFERENCE_ALGORITHMS = frozenset({"dpo", "ipo", "kto", "orpo", "simpo", "cpo", "apo", "sppo", "nca"})
 LN2 = math.log(2)
+LN2_BAND = 0.05  # "still at ln 2": a loss that has fallen further has started to separate the pairs
 BLOW_UP_FACTOR = 10.0  # an order of magnitude: no schedule or batch mix moves a surrogate loss that far
 MIN_ACTIVE = 16  # non-zero points needed to compare the loss magnitude early and late
 CONFIRM_MIN = 5  # points on each side of a discontinuity that must show the new magnitude
@@ -245,8 +246,7 @@ def _preference_loss(reading: Reading) -> LossDiagnosis:
         ))
     else:
         pattern = "stable"
-        error = abs(shift.after - shift.before) / abs(shift.t) if shift.t else noise
-        if at_ln2 and abs(shift.after - LN2) <= max(0.05, 2 * error) and abs(shift.t) < 2 and s.points >= 10:
+        if at_ln2 and abs(shift.after - LN2) <= LN2_BAND and abs(shift.t) < 2 and s.points >= 10:
             findings.append(finding(
                 metric, "dpo_loss_flat_at_ln2", "warning",
                 f"The preference loss stays at {num(s.now)}, ln 2, over {s.points} steps: the policy does not "

@@ -550,11 +550,11 @@ class LevelOff:
         autocorrelated training steps).
         """
         # Measured as totals too: a slow rate kept for many times as long as the climb (a fast first burst, then
-        # a steady slow rise) can add more than the climb did, and that is no plateau.
+        # a steady slow rise) can add as much as the climb did, and that is no plateau.
         gained = self.climb_rate * self.climb_steps
         return (self.stopped(min_flat_points=min_flat_points) and self.flat_steps >= self.climb_steps
-                and self.rate_after * self.flat_steps < 0.25 * gained
-                and self.rate_after_upper * self.flat_steps < 0.5 * gained)
+                and self.rate_after * self.flat_steps < 0.5 * gained
+                and self.rate_after_upper * self.flat_steps < gained)
 
 
 def level_off(series: Series, min_points: int = 5) -> LevelOff | None:
