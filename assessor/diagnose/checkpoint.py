@@ -20,7 +20,7 @@ import numpy as np
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, num
-from assessor.diagnose.evaluation import eval_noise, eval_score, sampling_error
+from assessor.diagnose.evaluation import LOWER_IS_BETTER, eval_noise, eval_score, sampling_error
 from assessor.diagnose.kl_reward import primary_reward
 from assessor.diagnose.models import (
     BestCheckpoint,
@@ -176,7 +176,7 @@ def best_checkpoint(
     best_level = float(curve.levels[top])
     newest = int(np.flatnonzero(eligible & (curve.levels >= best_level - curve.band))[-1])
     best_step = int(curve.steps[newest])
-    sign = -1.0 if basis == "eval" and evaluation.metric in ("loss",) else 1.0
+    sign = -1.0 if basis == "eval" and evaluation.metric in LOWER_IS_BETTER else 1.0
     decline = (best_level - curve.now) / math.hypot(curve.level_error, curve.now_error)
     # Behind us: the curve's own decline finding says so (the eval's, or the reward's), or a breakage does.
     if basis == "eval":

@@ -287,10 +287,8 @@ def _train_change(ctx: Context, first: int, last: int) -> float | None:
         return None
     series = reading.series
     width = robust.stretch_width(series.n)
-    near_first = np.zeros(series.n, dtype=bool)
-    near_first[np.argsort(np.abs(series.steps - first), kind="stable")[:width]] = True
-    near_last = np.zeros(series.n, dtype=bool)
-    near_last[np.argsort(np.abs(series.steps - last), kind="stable")[:width]] = True
+    near_first = robust.nearest(series.steps, first, width)
+    near_last = robust.nearest(series.steps, last, width)
     if (near_first & near_last).any():
         return None
     return robust.level_shift(series, near_first, near_last).t

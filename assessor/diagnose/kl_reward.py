@@ -171,7 +171,7 @@ def _drift_since_level_off(kl: Reading, reward: Reading, early: bool) -> tuple[s
         return None
     steps, values = kl.series.steps, kl.series.values
     width = robust.stretch_width(kl.series.n)
-    then = float(np.mean(values[np.argsort(np.abs(steps - since), kind="stable")[:width]]))
+    then = float(np.mean(values[robust.nearest(steps, since, width)]))
     now = float(np.mean(values[-width:]))
     if then <= 0 or now < MIN_KL_GROWTH * then:
         return None

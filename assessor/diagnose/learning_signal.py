@@ -213,9 +213,7 @@ def _zero_halves(ctx: Context, metric: str) -> tuple[float, float] | None:
     reading = ctx.book.get(metric)
     if reading is None or reading.series.n < MIN_SIGNAL_POINTS:
         return None
-    values = reading.series.values
-    half = len(values) // 2
-    return robust.zero_share(values[:half]), robust.zero_share(values[half:])
+    return _half_shares(reading.series.values == 0.0)
 
 
 def _unlogged_part_at_zero(ctx: Context, reward: Reading) -> ConstantComponent | None:
@@ -250,9 +248,14 @@ def _recent_spread_gone(ctx: Context) -> bool:
             continue
         values = reading.series.values
         gone = values >= 1 - NO_SPREAD if metric == "reward_zero_std_frac" else values <= NO_SPREAD
-        half = len(gone) // 2
-        return float(np.mean(gone[half:])) >= NO_SIGNAL_SHARE and float(np.mean(gone[:half])) >= NO_SIGNAL_SHARE
+        return min(_half_shares(gone)) >= NO_SIGNAL_SHARE
     return False
+
+
+def _half_shares(flags: np.ndarray) -> tuple[float, float]:
+    """Share of True in the first and in the second half of a run's points."""
+    half = len(flags) // 2
+    return float(np.mean(flags[:half])) if half else 0.0, float(np.mean(flags[half:])) if len(flags) else 0.0
 
 
 def _partial_signal_findings(reward: Reading, out: LearningSignalDiagnosis, no_signal_found: bool) -> list[Finding]:

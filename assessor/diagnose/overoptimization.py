@@ -19,6 +19,7 @@ import numpy as np
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.evaluation import eval_noise
 from assessor.diagnose.models import Finding, OveroptimizationDiagnosis
 from assessor.diagnose.signals import Reading
 
@@ -110,17 +111,14 @@ def _proxy_against_task(
     means = robust.window_means(values, k)
     best = int(np.argmax(means[: max(1, len(means) - k)]))
     best_step, best_end = int(steps[best + k // 2]), int(steps[best + k - 1])
-    diffs = np.diff(values)
-    spread = float(np.median(np.abs(diffs - np.median(diffs)))) * robust.MAD_TO_SD / math.sqrt(2.0)
-    spread = max(spread, 0.01 * float(np.max(np.abs(values))), robust.noise_floor(values))
+    spread = eval_noise(values)  # separate measurements, read as the eval diagnosis reads evaluations
     task_drop = (float(means[best]) - float(np.mean(values[-k:]))) / (spread * math.sqrt(2.0 / k))
     if task_drop < DECLINE_T or best + k > len(values) - k:
         return []
     # The proxy over the same steps: from the stretch around the task's best to the latest stretch.
     series = reward.series
     width = robust.stretch_width(series.n)
-    around = np.zeros(series.n, dtype=bool)
-    around[np.argsort(np.abs(series.steps - best_step), kind="stable")[:width]] = True
+    around = robust.nearest(series.steps, best_step, width)
     latest = np.zeros(series.n, dtype=bool)
     latest[-width:] = True
     if (around & latest).any():

@@ -426,6 +426,13 @@ def level_shift(series: Series, first: np.ndarray, second: np.ndarray) -> LevelS
     return LevelShift(before, after, (after - before) / error)
 
 
+def nearest(steps: np.ndarray, step: int, width: int) -> np.ndarray:
+    """Mask of the `width` points whose steps are nearest `step` (a stretch around it, ties to the earlier)."""
+    mask = np.zeros(len(steps), dtype=bool)
+    mask[np.argsort(np.abs(steps - step), kind="stable")[:width]] = True
+    return mask
+
+
 def stretch_width(n: int) -> int:
     """Points in a "stretch" whose mean stands for a level: a tenth of the curve, at least five when it has them."""
     return max(min(5, n // 3), n // 10, 1)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from assessor.diagnose.checkpoint import BREAKAGE_KINDS, breakage_kind
 from assessor.diagnose.context import num
-from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding
+from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, EvalCurve, Finding
 from assessor.diagnose.reward import decline_bar
 from assessor.diagnose.robust import stretch_width
 from assessor.judge.base import JudgeRequest, JudgeResult
@@ -193,6 +193,12 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
     return _continue(d, w)
 
 
+def _eval_stands_still(d: Diagnostics) -> EvalCurve | None:
+    """The preferred held-out curve when its latest evaluations set no new best (a flat eval is not a climb)."""
+    curve = d.eval.curves[0] if d.eval.curves else None
+    return curve if curve is not None and curve.points >= 4 and curve.new_high_noise < 1.0 else None
+
+
 def _still_improving(d: Diagnostics) -> bool:
     """Rising now, or up over the run with its best stretch the latest one and no plateau shown.
 
@@ -207,9 +213,7 @@ def _still_improving(d: Diagnostics) -> bool:
         return False
     best, last = d.best_checkpoint, d.run.last_step or 0
     at_best = best.best_step is not None and not best.behind and last - best.best_step <= 0.1 * last
-    # With a held-out eval, improving means a new best in the latest evaluations: a flat eval is not a climb.
-    curve = d.eval.curves[0] if d.eval.curves else None
-    if curve is not None and curve.points >= 4 and curve.new_high_noise < 1.0:
+    if _eval_stands_still(d) is not None:
         return False
     return "reward_unclear" in kinds and at_best and (r.now or 0) > (r.start or 0)
 
@@ -382,8 +386,8 @@ def _finished_on_plateau(d: Diagnostics, w: _Weighed) -> Verdict:
     r = d.reward
     where = f" since about step {r.plateau_start}" if r.plateau_start is not None else ""
     metric = r.metric or "the reward"
-    curve = d.eval.curves[0] if d.eval.curves else None
-    if curve is not None and curve.points >= 4 and curve.new_high_noise < 1.0:
+    curve = _eval_stands_still(d)
+    if curve is not None:
         headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and held-out {curve.metric} has "
                     f"not improved on its best ({num(curve.peak)} at step {curve.peak_step}) since; keep the final "
                     "weights.")
