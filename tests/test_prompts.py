@@ -427,6 +427,11 @@ def test_reward_and_eval_rows_carry_the_numbers_of_the_best_point():
     assert f"| {assessor.judge.prompts.num(d.eval.peak)} @ {d.eval.peak_step} |" in eval_row
     reward_row = next(line for line in summary.splitlines() if line.startswith("| reward_mean |"))
     assert f"| {assessor.judge.prompts.num(d.reward.peak)} @ {d.reward.peak_step} |" in reward_row
+    # "now" on the best-point line is the mean of the last two evaluations; the eval section gives that number too.
+    now = assessor.judge.prompts.num(d.best_checkpoint.now_level)
+    assert f"now {now} (mean of the last two evaluations)" in summary
+    eval_line = next(line for line in summary.splitlines() if line.startswith("- held-out accuracy:"))
+    assert f"mean of the last two evaluations {now}" in eval_line
     lr_row = next(line for line in summary.splitlines() if line.startswith("| lr |"))
     assert "jump" not in lr_row and "noise since" not in lr_row  # a schedule, not a measurement
 

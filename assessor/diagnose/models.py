@@ -118,6 +118,14 @@ class KlRewardDiagnosis(_Model):
     findings: list[Finding] = Field(default_factory=list)
 
 
+class Stretch(_Model):
+    """A run of consecutive logged steps and the mean of a signal over it (a level the sheet prints)."""
+
+    first_step: int
+    last_step: int
+    mean: float
+
+
 class RewardDiagnosis(_Model):
     """The reward trajectory, the primary signal: still rising? slowing? peaked and declining?"""
 
@@ -130,6 +138,9 @@ class RewardDiagnosis(_Model):
     peak_step: int | None = None
     drop_from_peak_noise: float | None = None
     plateau_start: int | None = None
+    peak_stretch: Stretch | None = Field(
+        None, description="When the reward declined from a peak: the best stretch the decline is read from.")
+    latest_stretch: Stretch | None = Field(None, description="...and the latest stretch of the same length.")
     findings: list[Finding] = Field(default_factory=list)
 
 
@@ -256,8 +267,10 @@ class EvalDiagnosis(_Model):
     points: int = 0
     peak_step: int | None = None
     peak: float | None = None
-    now: float | None = None
+    now: float | None = Field(None, description="The latest evaluation.")
     now_step: int | None = None
+    recent: float | None = Field(
+        None, description="Mean of the last two evaluations: the level declines and the best point read 'now' from.")
     decline_from_peak_noise: float | None = None
     diverging_from_train: bool = Field(False, description="Train reward up while eval goes down.")
     curves: list[EvalCurve] = Field(default_factory=list, description="Every held-out series, the primary first.")

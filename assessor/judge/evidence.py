@@ -307,7 +307,7 @@ def eval_values(d: Diagnostics) -> dict[str, Any] | None:
     if e.metric is None or e.points == 0:
         return None
     return {"metric": label(e.metric), "points": e.points, "peak": e.peak, "peak_step": e.peak_step, "now": e.now,
-            "now_step": e.now_step, "decline_noise": _finite(e.decline_from_peak_noise),
+            "now_step": e.now_step, "recent": e.recent, "decline_noise": _finite(e.decline_from_peak_noise),
             "diverging": e.diverging_from_train}
 
 
