@@ -32,7 +32,7 @@ from pydantic import ValidationError
 
 from assessor.errors import ConfigError, JudgeError
 from assessor.judge import prices, prompts
-from assessor.judge.base import JudgeRequest, JudgeResult
+from assessor.judge.base import JudgeRequest, JudgeResult, with_blind_spots
 from assessor.judge.models import Usage, Verdict
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -362,7 +362,7 @@ class LLMJudge(ABC, Generic[ClientT]):
         prompt = prompts.build_prompt(request)
         schema = prompts.verdict_schema()
         try:
-            return self._judge(prompt, schema)
+            return with_blind_spots(self._judge(prompt, schema), request.diagnostics)
         finally:
             self.close()
 

@@ -41,7 +41,8 @@ class Verdict(_Model):
     risks: list[str] = Field(default_factory=list, description="What could go wrong with this decision.")
     recommended_actions: list[str] = Field(default_factory=list, description="Concrete next steps.")
     could_not_see: list[str] = Field(
-        default_factory=list, description="Signals the run does not log and what that leaves unknown.")
+        default_factory=list, description="Signals the run does not log and what that leaves unknown (an LLM judge "
+        "leaves it empty: the diagnosis's list is filled in).")
 
     @model_validator(mode="after")
     def _rollback_needs_a_step(self) -> Verdict:
