@@ -499,6 +499,16 @@ def test_anthropic_cache_tokens_are_read_into_usage_and_priced(env, judge_reques
     assert usage.cost_usd == pytest.approx(cost)
 
 
+def test_an_hour_cache_is_asked_for_and_its_writes_priced_at_twice_the_input(env, judge_request):
+    env.output(valid_verdict(), usage=ANTHROPIC_CACHE_WRITE)
+    usage = get_judge("anthropic:claude-sonnet-4-6", cache_ttl="1h").judge(judge_request).usage
+    blocks = env.requests[0].body["system"]
+    assert all(b["cache_control"] == {"type": "ephemeral", "ttl": "1h"} for b in blocks)
+    assert usage is not None and usage.cost_usd == pytest.approx((2_000 * 3 + 10_000 * 6.0 + 500 * 15) / 1e6)
+    with pytest.raises(ConfigError, match="cache_ttl must be one of 5m, 1h"):
+        get_judge("anthropic", cache_ttl="1d")
+
+
 @pytest.mark.parametrize(("flavour", "reply"), [
     ("openai-chat", {"prompt_tokens": 12_000, "completion_tokens": 500, "total_tokens": 12_500,
                      "prompt_tokens_details": {"cached_tokens": 10_000}}),

@@ -222,6 +222,20 @@ def describe_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
     return "; ".join(changes) or "the digest changed"
 
 
+HOUR_CACHE_BAND = (5 * 60.0, 60 * 60.0)  # check intervals (s) the five-minute cache misses and the hour one keeps
+
+
+def llm_options(every: float) -> dict[str, object]:
+    """Options for the LLM judge of a watch checking every `every` seconds.
+
+    Anthropic's default prompt cache lives five minutes: checks further apart would rewrite the whole prefix at
+    1.25x the input price every time. Between five minutes and an hour apart, the one-hour cache (writes at 2x,
+    each read refreshing it) keeps every check after the first at the cached price. Other judges ignore it.
+    """
+    low, high = HOUR_CACHE_BAND
+    return {"cache_ttl": "1h"} if low < every <= high else {}
+
+
 class Watcher:
     """Checks one run on a schedule (see the module docstring).
 
@@ -230,7 +244,7 @@ class Watcher:
         notifiers: Where events go.
         clock: Wall-clock seconds (persisted in the state file, so not a monotonic clock); injectable.
         sleep: Waits between checks; default waits on the `stop` event given to `run`, else `time.sleep`.
-        judge_factory: Makes a judge from its name (default `get_judge`).
+        judge_factory: Makes a judge from its name and options (default `get_judge`).
         warn: Where problems are logged (default stderr).
 
     Raises:
@@ -239,7 +253,7 @@ class Watcher:
 
     def __init__(
         self, config: WatchConfig, notifiers: Sequence[Notifier] = (), *, clock: Callable[[], float] = time.time,
-        sleep: Callable[[float], object] | None = None, judge_factory: Callable[[str], Judge] = get_judge,
+        sleep: Callable[[float], object] | None = None, judge_factory: Callable[..., Judge] = get_judge,
         warn: Callable[[str], None] | None = None,
     ) -> None:
         self.config = config
@@ -248,7 +262,7 @@ class Watcher:
         self._sleep = sleep
         self._warn = warn or _to_stderr
         self.judge = judge_factory(config.judge)
-        self.llm_judge = judge_factory(config.llm_judge) if config.llm_judge else None
+        self.llm_judge = judge_factory(config.llm_judge, **llm_options(config.every)) if config.llm_judge else None
         self.state_path = config.state_path or default_state_path(config.run_dir)
         self.state = load_state(self.state_path, config.run_dir)
         self.cache = IngestCache()
