@@ -277,6 +277,15 @@ class EvalDiagnosis(_Model):
     findings: list[Finding] = Field(default_factory=list)
 
 
+class CriticDiagnosis(_Model):
+    """The value model of PPO-style runs: how much of the returns' variance it explains."""
+
+    explained_var_start: float | None = None
+    explained_var_best: float | None = Field(None, description="Best stretch mean of the explained variance.")
+    explained_var_now: float | None = Field(None, description="Mean over the latest third of the run.")
+    findings: list[Finding] = Field(default_factory=list)
+
+
 class InstabilityDiagnosis(_Model):
     """Spikes and NaNs in KL, grad norm, loss."""
 
@@ -406,6 +415,7 @@ class Diagnostics(_Model):
     gpu: GpuDiagnosis | None
     best_checkpoint: BestCheckpoint
     overoptimization: OveroptimizationDiagnosis = Field(default_factory=lambda: OveroptimizationDiagnosis())
+    critic: CriticDiagnosis = Field(default_factory=lambda: CriticDiagnosis())
     compute: ComputeAccounting = Field(default_factory=lambda: ComputeAccounting())
     absent: list[str] = Field(default_factory=list, description="Signals the run does not log, and what that hides.")
     findings: list[Finding] = Field(default_factory=list, description="All findings, most severe first.")
