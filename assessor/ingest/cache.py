@@ -23,6 +23,7 @@ rather than only the files before it (metadata is the same in every file a write
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from collections.abc import Callable
@@ -30,6 +31,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Protocol
+
+import numpy as np
+import pandas as pd
 
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import SourceData, display_name
@@ -184,6 +188,8 @@ class IngestCache:
     _event_source: tuple[tuple[tuple[Path, Fingerprint | None], ...], SourceData] | None = None
     _plugins: dict[str, str] = field(default_factory=dict)
     _files_seen: frozenset[tuple[str, Path]] = frozenset()
+    # Sources read whole at every check (W&B logs, MLflow stores, databases): a digest of what was read last.
+    _uncached: dict[tuple[str, Path], str] = field(default_factory=dict)
 
     def begin(self) -> None:
         """Start one `load_run`."""
@@ -194,6 +200,7 @@ class IngestCache:
         """Finish one `load_run`: forget files that are gone, note whether the set of files changed."""
         for key in set(self._entries) - self._touched:
             del self._entries[key]
+        self._uncached = {k: v for k, v in self._uncached.items() if k in self._touched}
         live = {id(entry.data) for entry in self._entries.values() if entry.data is not None}
         if self._event_source is not None:
             live.add(id(self._event_source[1]))
@@ -232,6 +239,32 @@ class IngestCache:
             updated = self._read_whole(reader_name, path, fingerprint, entry, read)
         self._entries[key] = updated
         return _answer(updated)
+
+    def read_uncached(self, reader_name: str, path: Path, read: Callable[[], SourceData]) -> SourceData:
+        """What `read()` returns for a source read whole at every check; its change is judged on what was read.
+
+        A W&B log, an MLflow store (a folder) or a database gives no file fingerprint that says "appended", so
+        the reading itself is compared with the last one: new steps count as a change (`stats.reread`).
+
+        Raises:
+            UnreadableSourceError: as `read` does.
+        """
+        key = (reader_name, path)
+        self._touched.add(key)
+        try:
+            data = read()
+        except UnreadableSourceError as error:
+            self._note_uncached(key, f"unreadable: {error}")
+            raise
+        self._note_uncached(key, _digest(data))
+        return data
+
+    def _note_uncached(self, key: tuple[str, Path], digest: str) -> None:
+        if self._uncached.get(key) == digest:
+            self.stats.reused += 1
+        else:
+            self.stats.reread += 1
+            self._uncached[key] = digest
 
     def read_event_files(self, paths: list[Path], rel_root: Path) -> SourceData:
         """What `tensorboard.read_event_files(paths, rel_root)` returns, reading only appended records."""
@@ -368,6 +401,23 @@ def _appended_to(path: Path, entry: _Entry | None, fingerprint: Fingerprint, tai
             return handle.read(len(tailed.guard)) == tailed.guard
     except OSError:
         return False
+
+
+def _digest(data: SourceData) -> str:
+    """A digest of everything a reading holds that a verdict can depend on (arrays hashed as bytes)."""
+    digest = hashlib.blake2b(digest_size=16)
+    frame = data.frame
+    for column in ("step", "value", "wall_time"):
+        digest.update(np.ascontiguousarray(frame[column].to_numpy()).tobytes())
+    for column in ("key", "split"):
+        digest.update(np.ascontiguousarray(frame[column].cat.codes.to_numpy()).tobytes())
+        digest.update(repr(list(frame[column].cat.categories)).encode())
+    if data.gpu is not None:
+        digest.update(pd.util.hash_pandas_object(data.gpu, index=False).to_numpy().tobytes())
+    extras = (data.format, sorted(data.facts.items(), key=lambda item: item[0]), data.warnings, data.notes,
+              [s.model_dump_json() for s in data.samples], data.steps_inferred)
+    digest.update(repr(extras).encode())
+    return digest.hexdigest()
 
 
 def _answer(entry: _Entry) -> SourceData:
