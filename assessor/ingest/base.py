@@ -205,6 +205,24 @@ class RecordBuilder:
             None if wall_time is None else np.asarray(wall_time, dtype=np.float64),
         ))
 
+    def reserve(self, rows: int) -> int:
+        """Take `rows` sequence numbers for a block of rows added column by column (`add_values`)."""
+        first = self._seq
+        self._seq += rows
+        return first
+
+    def add_values(
+        self, key: str, seq: np.ndarray, steps: np.ndarray, values: np.ndarray | list[Any], split: SplitHint = None,
+    ) -> None:
+        """Add one key's values of a block of rows: `seq` from `reserve`, floats or raw values (text, numbers)."""
+        numeric = values if isinstance(values, np.ndarray) else self._to_float(key, values)
+        if numeric is None:
+            return
+        self._count += len(numeric)
+        self._chunks.setdefault((key, split), []).append(_Chunk(
+            np.asarray(seq, dtype=np.int64), np.asarray(steps, dtype=np.int64), np.asarray(numeric, np.float64), None,
+        ))
+
     def __len__(self) -> int:
         return self._count
 

@@ -24,7 +24,6 @@ rather than only the files before it (metadata is the same in every file a write
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -102,11 +101,8 @@ class _JsonlTail:
         if at_eof and end < len(chunk) and _is_complete_json_object(chunk[end:]):
             end = len(chunk)  # a last line written without its newline (yet) but whole
             self._newline_owed = True
-        if end > start:
-            # Universal newlines, as the reader's text-mode file iteration uses (a bare "\r" ends a line).
-            lines = io.StringIO(chunk[start:end].decode("utf-8", errors="replace"), newline=None)
-            if self.parse.feed(lines):
-                self.is_samples = True  # a rollout dump, not a metric log: the cache reads it whole instead
+        if end > start and self.parse.feed_bytes(chunk[start:end]):
+            self.is_samples = True  # a rollout dump, not a metric log: the cache reads it whole instead
         return end
 
     def result(self) -> SourceData:
