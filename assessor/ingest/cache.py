@@ -37,6 +37,7 @@ import pandas as pd
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import SourceData, display_name
 from assessor.ingest.normalize import NormalizedSource, normalize_source
+from assessor.ingest.persist import DiskStore, source_from_state, source_state
 
 # Every reader's warning about a partial last line or record says this (see jsonl, csv_log, console,
 # tensorboard, trl_state); a watch leaves such a record for the next check rather than warning about it.
@@ -177,6 +178,8 @@ class IngestCache:
     """Per-file reading state kept between `load_run` calls on the same run (see the module docstring)."""
 
     stats: CacheStats = field(default_factory=CacheStats)
+    # Where readings are also kept on disk for the next process (`assessor.ingest.persist`); None: memory only.
+    store: DiskStore | None = None
     _entries: dict[tuple[str, Path], _Entry] = field(default_factory=dict)
     _touched: set[tuple[str, Path]] = field(default_factory=set)
     _normalized: dict[int, tuple[SourceData, str, NormalizedSource]] = field(default_factory=dict)
@@ -226,15 +229,61 @@ class IngestCache:
         self._touched.add(key)
         fingerprint = Fingerprint.of(path)
         entry = self._entries.get(key)
+        if entry is None and self.store is not None:
+            entry = self._restore(reader_name, path, fingerprint)
         if entry is not None and fingerprint is not None and entry.fingerprint == fingerprint:
             self.stats.reused += 1
+            self._entries[key] = entry
             return _answer(entry)
         if reader_name == "jsonl":
             updated = self._read_tail(path, fingerprint, entry, lambda: _JsonlTail(path), read)
         else:
             updated = self._read_whole(reader_name, path, fingerprint, entry, read)
         self._entries[key] = updated
+        if self.store is not None and updated.fingerprint is not None:
+            self._persist(reader_name, path, updated)
         return _answer(updated)
+
+    def _restore(self, reader_name: str, path: Path, fingerprint: Fingerprint | None) -> _Entry | None:
+        """The entry a previous process left on disk for this file, or None (none, or not usable)."""
+        assert self.store is not None
+        saved = self.store.load(reader_name, path)
+        if saved is None:
+            return None
+        arrays, body = saved
+        try:
+            old = Fingerprint(**body["fingerprint"])
+            if body["kind"] == "tail":
+                from assessor.ingest.jsonl import JsonlParse
+
+                tail = _JsonlTail(path)
+                tail.parse = JsonlParse.from_state(path, arrays, body["parse"])
+                tail._newline_owed = bool(body["newline_owed"])
+                tailed = _Tailed(tail=tail, offset=int(body["offset"]), guard=bytes.fromhex(body["guard"]))
+                entry = _Entry(fingerprint=old, tailed=tailed)
+                if old == fingerprint:  # unchanged: its reading is needed now (else the tail read makes it)
+                    entry.data = tail.result()
+                    entry.data.warnings[:] = [w for w in entry.data.warnings if STILL_WRITING not in w]
+                return entry
+            return _Entry(fingerprint=old, data=source_from_state(arrays, body["source"]))
+        except Exception:  # a cache file that does not hold what it should: read the source instead
+            return None
+
+    def _persist(self, reader_name: str, path: Path, entry: _Entry) -> None:
+        assert self.store is not None and entry.fingerprint is not None
+        fingerprint = {"size": entry.fingerprint.size, "mtime_ns": entry.fingerprint.mtime_ns,
+                       "inode": entry.fingerprint.inode}
+        tailed = entry.tailed
+        if tailed is not None and isinstance(tailed.tail, _JsonlTail) and not tailed.tail.is_samples:
+            arrays, parse = tailed.tail.parse.state()
+            body = {"kind": "tail", "fingerprint": fingerprint, "offset": tailed.offset, "guard": tailed.guard.hex(),
+                    "newline_owed": tailed.tail._newline_owed, "parse": parse}
+            self.store.save(reader_name, path, arrays, body)
+        elif entry.data is not None:
+            state = source_state(entry.data)
+            if state is not None:
+                self.store.save(reader_name, path, state[0], {"kind": "whole", "fingerprint": fingerprint,
+                                                              "source": state[1]})
 
     def read_uncached(self, reader_name: str, path: Path, read: Callable[[], SourceData]) -> SourceData:
         """What `read()` returns for a source read whole at every check; its change is judged on what was read.
@@ -383,9 +432,11 @@ class IngestCache:
 
 
 def _appended_to(path: Path, entry: _Entry | None, fingerprint: Fingerprint, tailed: _Tailed) -> bool:
-    """Whether the file only grew since the tail was read: same inode, not shorter, same bytes before."""
+    """Whether the file only grew since the tail was read: same inode, longer, same bytes before the offset."""
     old = entry.fingerprint if entry is not None else None
     if old is not None and old.inode != fingerprint.inode:
+        return False
+    if old is not None and old.size == fingerprint.size:  # written to, yet no longer: rewritten in place
         return False
     if fingerprint.size < tailed.offset:
         return False

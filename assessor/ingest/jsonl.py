@@ -12,7 +12,7 @@ import io
 import json
 import re
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -201,6 +201,24 @@ class JsonlParse:
         self.table.add(flat)
         self.rows += 1
         return False
+
+    def state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """What was read so far as arrays and plain JSON values, for the persistent cache (see `from_state`)."""
+        arrays, table = self.table.state()
+        meta = {"table": table, "bad_lines": self.bad_lines, "last_line": self.last_line, "rows": self.rows,
+                "rows_only": self.rows_only}
+        return arrays, meta
+
+    @classmethod
+    def from_state(cls, path: Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> JsonlParse:
+        """The parse `state` was taken from, ready for the lines appended since."""
+        parse = cls(path)
+        parse.table = RowTable.from_state(arrays, meta["table"])
+        parse.bad_lines = [int(n) for n in meta["bad_lines"]]
+        parse.last_line = int(meta["last_line"])
+        parse.rows = int(meta["rows"])
+        parse.rows_only = bool(meta["rows_only"])
+        return parse
 
     def result(self) -> SourceData:
         """The file as read so far; raises `UnreadableSourceError` when no metric record was found."""

@@ -126,6 +126,39 @@ class RowTable:
         self._kinds: dict[str, int] = {}
         self._columns_seen: set[str] = set()  # columns of blocks added by `add_block`
 
+    def state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The rows read so far as arrays and plain JSON values (see `from_state`)."""
+        arrays, builder = self.builder.state()
+        for index, (rows, steps) in enumerate(self._steps.values()):
+            arrays[f"s{index}_rows"] = np.asarray(rows, dtype=np.int64)
+            arrays[f"s{index}_steps"] = np.asarray(steps, dtype=np.int64)
+        meta = {
+            "name": self.name, "rows": self.rows, "builder": builder, "steps": list(self._steps),
+            "not_steps": sorted(self._not_steps), "valued": sorted(self._valued),
+            "all_valued": [list(k) for k in self._all_valued], "kinds": self._kinds,
+            "columns_seen": sorted(self._columns_seen),
+            "layouts": [[list(keys), list(lay.steps), lay.kind, lay.name, lay.value, sorted(lay.skip)]
+                        for keys, lay in self._layouts.items()],
+        }
+        return arrays, meta
+
+    @classmethod
+    def from_state(cls, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> RowTable:
+        """The table `state` was taken from, ready for more rows."""
+        table = cls(str(meta["name"]))
+        table.builder = RecordBuilder.from_state(arrays, meta["builder"])
+        table.rows = int(meta["rows"])
+        for index, column in enumerate(meta["steps"]):
+            table._steps[str(column)] = (arrays[f"s{index}_rows"].tolist(), arrays[f"s{index}_steps"].tolist())
+        table._not_steps = {str(k) for k in meta["not_steps"]}
+        table._valued = {str(k) for k in meta["valued"]}
+        table._all_valued = {tuple(k) for k in meta["all_valued"]}
+        table._kinds = {str(k): int(v) for k, v in meta["kinds"].items()}
+        table._columns_seen = {str(k) for k in meta["columns_seen"]}
+        for keys, steps, kind, name, value, skip in meta["layouts"]:
+            table._layouts[tuple(keys)] = _Layout(tuple(steps), kind, name, value, frozenset(skip))
+        return table
+
     def add_block(self, length: int, columns: Sequence[tuple[str, np.ndarray | list[Any], np.ndarray]]) -> None:
         """Add `length` rows at once, column by column: what `add` does for each row of a plain table.
 
