@@ -1,5 +1,4 @@
-"""The ingest cache kept on disk, so that a check in a new process (`assessor watch --once` from cron) reads
-only what a run appended since the last check.
+"""The ingest cache kept on disk: a check in a new process (`watch --once` from cron) reads only what is new.
 
 One file per source file under `$XDG_CACHE_HOME/assessor/ingest/` (`~/.cache/...` by default): arrays and one
 JSON header in an `.npz`, loaded with `allow_pickle=False`, so a cache file is data and never code. The header
