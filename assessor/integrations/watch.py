@@ -44,6 +44,7 @@ from assessor.diagnose.models import Diagnostics
 from assessor.errors import AssessorError, ConfigError
 from assessor.ingest import load_run
 from assessor.ingest.cache import IngestCache
+from assessor.ingest.persist import DiskStore, default_cache_dir
 from assessor.integrations.notify import EventKind, Notifier, WatchEvent
 from assessor.judge import Judge, get_judge
 from assessor.judge.models import Decision, Usage, Verdict
@@ -265,7 +266,8 @@ class Watcher:
         self.llm_judge = judge_factory(config.llm_judge, **llm_options(config.every)) if config.llm_judge else None
         self.state_path = config.state_path or default_state_path(config.run_dir)
         self.state = load_state(self.state_path, config.run_dir)
-        self.cache = IngestCache()
+        # Kept on disk too, so that a check in a new process (`watch --once` from cron) reads only what is new.
+        self.cache = IngestCache(store=DiskStore(default_cache_dir()))
         self.last: CheckOutcome | None = None
         self._assessment: Assessment | None = None  # the latest one, reused while nothing new arrives
         self._checkpoints: list[Checkpoint] = []  # a checkpoint of weights only changes no file the cache reads
