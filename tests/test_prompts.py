@@ -422,7 +422,7 @@ def test_reward_and_eval_rows_carry_the_numbers_of_the_best_point():
     level = assessor.judge.prompts.num(d.best_checkpoint.level)
     assert f"best point by eval: step {d.best_checkpoint.best_step} (eval/accuracy {level})" in summary
     # The best level is the eval peak the table shows: one number for one quantity.
-    assert f"best level {assessor.judge.prompts.num(d.eval.peak)} at step {d.eval.peak_step}" in summary
+    assert f"best evaluation {assessor.judge.prompts.num(d.eval.peak)} at step {d.eval.peak_step}" in summary
     eval_row = next(line for line in summary.splitlines() if line.startswith("| eval/accuracy |"))
     assert f"| {assessor.judge.prompts.num(d.eval.peak)} @ {d.eval.peak_step} |" in eval_row
     reward_row = next(line for line in summary.splitlines() if line.startswith("| reward_mean |"))
@@ -476,7 +476,7 @@ def test_the_system_prompt_says_what_the_three_decisions_mean():
         "set `rollback_checkpoint` to null, keep `rollback_step`",
         "the newest point that is still as good as the best",
         "every step given up is compute thrown away",
-        "the base model it started from is the target: `rollback_step` 0",
+        "the base model it started from is as good", "`rollback_step` 0 only when the sheet's best point is the first",
         "A finished run",
         "Never answer \"assess again later\" for a finished run",
         "the current weights are as good as any earlier ones",

@@ -31,8 +31,8 @@ class Verdict(_Model):
     rollback_step: int | None = Field(
         None, description="The step to roll back to; required when decision is rollback, else null.")
     rollback_checkpoint: str | None = Field(
-        None, description="Checkpoint path (relative to the run directory) at or before rollback_step; null if "
-        "none is on disk.")
+        None, description="A checkpoint path exactly as the checkpoint list gives it (relative to the run "
+        "directory), at or before rollback_step; null if none is on disk.")
     confidence: float = Field(ge=0.0, le=1.0, description="How sure the judge is, 0 to 1.")
     headline: str = Field(description="One sentence a busy practitioner reads first.")
     rationale: str = Field(description="The reasoning, a short paragraph: trajectory, KL/reward, signal health, "
