@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from assessor.printable import without_escapes
 from assessor.run import Checkpoint
 
 FENCE = "```"
@@ -19,8 +20,6 @@ MAX_OBSERVATION_CHARS = 480
 UNPRINTABLE = "[unprintable label]"
 
 _LABEL = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./:@+\-]{0,79}")
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def label(text: str) -> str:
@@ -34,8 +33,7 @@ def label(text: str) -> str:
 
 def clean(text: str) -> str:
     """Text without terminal escapes, control characters or lone surrogates (newlines and tabs kept)."""
-    text = text.encode("utf-8", "replace").decode("utf-8")  # undecodable file-name bytes arrive as surrogates
-    return _CONTROL.sub("", _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n")))
+    return without_escapes(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def neutralise(text: str, token: str) -> str:

@@ -1,0 +1,90 @@
+"""Input written to attack the tool, or by a very unlucky run: terminal escapes in names and keys, symlink loops,
+deep nesting, files that point out of the bot's roots, concurrent scheduled checks. Each answer is a report or a
+one-line error; nothing drives the terminal, nothing leaves its root, nothing is lost.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assessor.cli import main
+from assessor.printable import one_line, printable, without_escapes
+
+# Clears the screen, sets the window title, opens an OSC-8 hyperlink, rings the bell; rich markup that would
+# become a hyperlink if a cell were parsed as markup; a one-byte C1 CSI; a bidi override.
+ESCAPES = "\x1b[2J\x1b]0;owned\x07\x1b]8;;http://evil.example/\x07click\x1b]8;;\x07\x9b31m\u202e"
+MARKUP = "[link=http://evil.example/]x[/link]"
+RAW = ("\x1b", "\x07", "\x9b", "\u202e")
+
+
+def hostile_run(parent: Path) -> Path:
+    """A healthy-looking JSONL run whose folder name and one metric key carry terminal escapes and markup."""
+    run = parent / "run\x1b[2J\x1b]0;owned\x07\u202e"
+    run.mkdir()
+    key = f"reward{ESCAPES}{MARKUP}"
+    rows = [{"step": s, "reward": 0.1 + s / 100, "kl": 0.01 * s, key: 1.0 + s} for s in range(1, 41)]
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return run
+
+
+def assert_inert(text: str) -> None:
+    for raw in RAW:
+        assert raw not in text, f"{raw!r} reached the output"
+
+
+def test_printable_replaces_each_control_one_for_one():
+    assert printable("a\x1b[2Jb\x07\x9b\u202e\udcff\tc\n") == "a\ufffd[2Jb\ufffd\ufffd\ufffd\ufffd\tc\n"
+    assert printable("a\x1bb", "") == "ab"
+    assert one_line("key\nError: forged\r\n") == "key⏎Error: forged⏎"
+    assert without_escapes("\x1b[31mred\x1b[0m \x1b]8;;http://x\x07link\x1b]8;;\x07") == "red link"
+
+
+@pytest.mark.parametrize("command", ["inspect", "diagnose"])
+def test_terminal_output_of_inspect_and_diagnose_cannot_drive_the_terminal(tmp_path, capsys, command):
+    run = hostile_run(tmp_path)
+    assert main([command, str(run)]) == 0
+    out, err = capsys.readouterr()
+    assert_inert(out + err)
+    assert "run\ufffd[2J" in out  # replaced one for one, so the reader sees something was there
+    if command == "inspect":
+        assert MARKUP in out  # printed as text, not turned into a hyperlink
+
+
+def test_assess_text_markdown_html_and_report_files_keep_no_raw_control_bytes(tmp_path, capsys):
+    run = hostile_run(tmp_path)
+    out_dir = tmp_path / "out"
+    for fmt in ("text", "markdown", "html"):
+        code = main(["assess", str(run), "--judge", "rules", "--format", fmt, "--no-plots",
+                     *(["--out", str(out_dir)] if fmt == "text" else [])])
+        assert code in (0, 10, 11)
+        out, err = capsys.readouterr()
+        assert_inert(out + err)
+    for name in ("report.md", "report.html"):
+        assert_inert((out_dir / name).read_text(encoding="utf-8"))
+
+
+def test_prompt_keeps_no_raw_control_bytes(tmp_path, capsys):
+    run = hostile_run(tmp_path)
+    assert main(["prompt", str(run), "--out", str(tmp_path / "prompt"), "--no-images"]) == 0
+    capsys.readouterr()
+    for path in (tmp_path / "prompt").glob("*.md"):
+        assert_inert(path.read_text(encoding="utf-8"))
+
+
+def test_a_key_with_a_newline_cannot_forge_a_line_of_a_warning(tmp_path, capsys):
+    (tmp_path / "metrics.jsonl").write_text(
+        json.dumps({"step": 1, "reward\nError: forged": 0.5}) + "\n" + json.dumps({"step": 2, "reward\nError: forged": 0.6})
+        + "\n", encoding="utf-8")
+    assert main(["inspect", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert not any(line.startswith("Error: forged") for line in out.splitlines())
+    assert "reward⏎Error: forged" in out
+
+
+def test_an_error_naming_a_hostile_path_stays_one_inert_line(tmp_path, capsys):
+    assert main(["inspect", str(tmp_path / "missing\nError: forged\x1b[2J")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("Error: ") and "\x1b" not in err
