@@ -212,8 +212,8 @@ def slack_post(ctx: click.Context, run_dir: Path, channel: str, judge_spec: str,
 
     assessment, posted = post_run(run_dir, channel, judge=judge_spec, out_dir=out_dir, report_url=report_url,
                                   images=not no_images)
-    click.echo(f"posted {assessment.verdict.decision} for {one_line(assessment.run)} to {posted.channel} (ts {posted.ts}"
-               f"{', with the dashboard' if posted.file_id else ''})")
+    click.echo(f"posted {assessment.verdict.decision} for {one_line(assessment.run)} to {posted.channel} "
+               f"(ts {posted.ts}{', with the dashboard' if posted.file_id else ''})")
     ctx.exit(assessment.exit_code)
 
 
@@ -301,8 +301,8 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("ASSESSOR_DEBUG"):
             raise
         click.echo(
-            f"Error: internal error ({type(error).__name__}: {one_line(error)}). Set ASSESSOR_DEBUG=1 for the traceback "
-            "and report it with the command you ran.",
+            f"Error: internal error ({type(error).__name__}: {one_line(error)}). Set ASSESSOR_DEBUG=1 for the "
+            "traceback and report it with the command you ran.",
             err=True,
         )
         return EXIT_INTERNAL

@@ -1,8 +1,8 @@
-"""The one scrub of control characters applied to run-supplied text on every surface that shows it.
+r"""The one scrub of control characters applied to run-supplied text on every surface that shows it.
 
 A run folder, a metric key, a config value or a judge's sentence can carry bytes that drive a terminal or a
 viewer: ESC (`ESC[2J` clears the screen, `ESC]8;;url BEL` makes a hyperlink), BEL, CR (overwrites the line),
-DEL, the C1 controls (`\\x9b` is a one-byte CSI on some terminals), bidi overrides (reorder what is displayed,
+DEL, the C1 controls (`\x9b` is a one-byte CSI on some terminals), bidi overrides (reorder what is displayed,
 "Trojan Source") and lone surrogates (undecodable file-name bytes; writing them to stdout raises). The terminal
 renderers, `report.md`, `report.html`, Slack messages, watch's stdout lines, CLI errors and the judge prompt all
 pass such text through `printable` (or `one_line`), so there is a single list of what is removed.
@@ -21,15 +21,15 @@ _LINE_BREAKS = re.compile(r"\r\n|[\r\n\t\v\f\x85\u2028\u2029]")
 
 
 def printable(text: object, replacement: str = REPLACEMENT) -> str:
-    """`text` with every control character replaced, one for one (tabs and newlines kept).
+    r"""`text` with every control character replaced, one for one (tabs and newlines kept).
 
     Args:
         text: Any value; `str()` of it is scrubbed.
         replacement: What each removed character becomes: U+FFFD by default, so the reader sees that something
             was there (and rich's styled spans keep their offsets); "" where the text must stay compact.
 
-    >>> printable("run\\x1b[2J\\x07x")
-    'run\\ufffd[2J\\ufffdx'
+    >>> printable("run\x1b[2J\x07x") == "run\ufffd[2J\ufffdx"
+    True
     """
     return _UNPRINTABLE.sub(replacement, str(text))
 
@@ -44,10 +44,11 @@ def without_escapes(text: object) -> str:
 
 
 def one_line(text: object, replacement: str = REPLACEMENT) -> str:
-    """`printable(text)` on one line: line breaks and tabs shown as `⏎`/space, so a key with a newline in it
-    cannot forge a second line of an error or a warning.
+    r"""`printable(text)` on one line: line breaks shown as `⏎`, tabs as spaces.
 
-    >>> one_line("reward\\nError: fake")
+    So a key with a newline in it cannot forge a second line of an error or a warning.
+
+    >>> one_line("reward\nError: fake")
     'reward⏎Error: fake'
     """
     return printable(_LINE_BREAKS.sub(lambda m: " " if m.group(0) in "\t\v\f" else "⏎", str(text)), replacement)

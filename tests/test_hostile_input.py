@@ -75,9 +75,8 @@ def test_prompt_keeps_no_raw_control_bytes(tmp_path, capsys):
 
 
 def test_a_key_with_a_newline_cannot_forge_a_line_of_a_warning(tmp_path, capsys):
-    (tmp_path / "metrics.jsonl").write_text(
-        json.dumps({"step": 1, "reward\nError: forged": 0.5}) + "\n" + json.dumps({"step": 2, "reward\nError: forged": 0.6})
-        + "\n", encoding="utf-8")
+    rows = [{"step": step, "reward\nError: forged": 0.5} for step in (1, 2)]
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     assert main(["inspect", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert not any(line.startswith("Error: forged") for line in out.splitlines())

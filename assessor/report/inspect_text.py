@@ -53,7 +53,8 @@ def render_inspection(report: RunInspection, console: Console) -> None:
         metrics.add_column(column, justify="right" if column in ("points", "NaN/inf") else "left")
     for name, info in report.metrics.items():
         metrics.add_row(
-            Text(one_line(name)), Text(one_line(info.source_key)), str(info.points), f"{info.first_step}–{info.last_step}",
+            Text(one_line(name)), Text(one_line(info.source_key)), str(info.points),
+            f"{info.first_step}–{info.last_step}",
             str(info.nonfinite) if info.nonfinite else "",
         )
     console.print(metrics)
