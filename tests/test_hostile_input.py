@@ -6,11 +6,16 @@ one-line error; nothing drives the terminal, nothing leaves its root, nothing is
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from assessor.cli import main
+from assessor.errors import NoMetricsError
+from assessor.ingest import load_run
+from assessor.ingest.discover import reads_confined_to
 from assessor.printable import one_line, printable, without_escapes
 
 # Clears the screen, sets the window title, opens an OSC-8 hyperlink, rings the bell; rich markup that would
@@ -18,6 +23,7 @@ from assessor.printable import one_line, printable, without_escapes
 ESCAPES = "\x1b[2J\x1b]0;owned\x07\x1b]8;;http://evil.example/\x07click\x1b]8;;\x07\x9b31m\u202e"
 MARKUP = "[link=http://evil.example/]x[/link]"
 RAW = ("\x1b", "\x07", "\x9b", "\u202e")
+MLFLOW_FIXTURE = Path(__file__).parent / "fixtures" / "mlflow" / "trl_file"
 
 
 def hostile_run(parent: Path) -> Path:
@@ -87,3 +93,68 @@ def test_an_error_naming_a_hostile_path_stays_one_inert_line(tmp_path, capsys):
     assert main(["inspect", str(tmp_path / "missing\nError: forged\x1b[2J")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("Error: ") and "\x1b" not in err
+
+
+# the walk ------------------------------------------------------------------------------------------------------------
+
+
+def write_log(path: Path, last_step: int = 40) -> None:
+    rows = [{"step": s, "reward": 0.1 + s / 1000, "kl": 0.001 * s} for s in range(1, last_step + 1)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def test_a_symlink_loop_inside_the_run_is_skipped_with_a_warning_naming_it(tmp_path, capsys):
+    write_log(tmp_path / "metrics.jsonl")
+    (tmp_path / "a.jsonl").symlink_to(tmp_path / "b.jsonl")
+    (tmp_path / "b.jsonl").symlink_to(tmp_path / "a.jsonl")
+    (tmp_path / "ckpt").mkdir()
+    (tmp_path / "ckpt" / "loop").symlink_to("loop")
+    assert main(["inspect", str(tmp_path), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["last_step"] == 40
+    loops = [w for w in report["warnings"] if "symlink loop" in w]
+    assert {w.split(":")[0] for w in loops} == {"a.jsonl", "b.jsonl", "ckpt/loop"}
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads folders whatever their permissions")
+def test_an_unreadable_folder_is_skipped_with_a_warning_naming_it(tmp_path, capsys):
+    write_log(tmp_path / "metrics.jsonl")
+    locked = tmp_path / "logs"
+    locked.mkdir()
+    locked.chmod(0)
+    try:
+        assert main(["inspect", str(tmp_path), "--format", "json"]) == 0
+    finally:
+        locked.chmod(0o755)
+    report = json.loads(capsys.readouterr().out)
+    assert any(w.startswith("logs: skipped, it cannot be read (permission denied)") for w in report["warnings"])
+
+
+def test_confined_reads_refuse_files_and_mlflow_folders_that_lead_outside(tmp_path):
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    run = root / "run"
+    run.mkdir(parents=True)
+    outside.mkdir()
+    write_log(run / "inside.jsonl")
+    write_log(outside / "secret.jsonl", last_step=999)
+    (run / "metrics.jsonl").symlink_to(outside / "secret.jsonl")
+    (run / "linked-here.jsonl").symlink_to(run / "inside.jsonl")  # a link that stays inside is fine
+    with reads_confined_to([root]):
+        confined = load_run(run)
+    assert confined.metrics["step"].max() == 40
+    assert sorted(s.path for s in confined.sources) == ["inside.jsonl", "linked-here.jsonl"]
+    assert "metrics.jsonl: not read, it leads outside the allowed run roots (through a symlink)" in confined.warnings
+    assert load_run(run).metrics["step"].max() == 999  # outside the bot, a symlinked log is read as usual
+
+
+def test_confined_reads_refuse_an_mlflow_store_holding_a_link_outside(tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(MLFLOW_FIXTURE, root / "run")
+    with reads_confined_to([root]):
+        assert [s.path for s in load_run(root / "run").sources] == ["mlruns"]
+    (tmp_path / "secret").write_text("1700000000000 0.5 1\n", encoding="utf-8")
+    metric = next((root / "run").glob("mlruns/*/*/metrics/*"))
+    metric.unlink()
+    metric.symlink_to(tmp_path / "secret")
+    with reads_confined_to([root]), pytest.raises(NoMetricsError, match="leads outside the allowed run roots"):
+        load_run(root / "run")
