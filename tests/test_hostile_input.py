@@ -16,6 +16,8 @@ from assessor.cli import main
 from assessor.errors import NoMetricsError
 from assessor.ingest import load_run
 from assessor.ingest.discover import reads_confined_to
+from assessor.ingest.nesting import TooDeepError, value_end
+from assessor.ingest.nesting import loads as nesting_loads
 from assessor.printable import one_line, printable, without_escapes
 
 # Clears the screen, sets the window title, opens an OSC-8 hyperlink, rings the bell; rich markup that would
@@ -158,3 +160,86 @@ def test_confined_reads_refuse_an_mlflow_store_holding_a_link_outside(tmp_path):
     metric.symlink_to(tmp_path / "secret")
     with reads_confined_to([root]), pytest.raises(NoMetricsError, match="leads outside the allowed run roots"):
         load_run(root / "run")
+
+
+# deep nesting ----------------------------------------------------------------------------------------------------
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+DEEP_OBJECT = '{"a": ' * 100_000 + "1" + "}" * 100_000
+
+
+def entry(step: int) -> str:
+    return json.dumps({"step": step, "loss": 0.5, "reward": step / 10})
+
+
+def test_a_trainer_state_entry_nested_100000_deep_is_skipped_and_counted(tmp_path):
+    state = f'{{"best": {DEEP}, "log_history": [{entry(1)}, {DEEP_OBJECT}, {entry(2)}], "max_steps": 9}}'
+    (tmp_path / "trainer_state.json").write_text(state, encoding="utf-8")
+    run = load_run(tmp_path)
+    assert run.metrics["step"].max() == 2
+    assert "trainer_state.json: 1 log entries nested deeper than 100 levels were skipped" in run.warnings
+
+
+def test_a_trainer_state_of_nothing_but_deep_entries_is_a_one_line_error(tmp_path, capsys):
+    (tmp_path / "trainer_state.json").write_text(f'{{"log_history": [{DEEP}]}}', encoding="utf-8")
+    assert main(["inspect", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "every log entry is nested deeper than 100 levels" in err
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("history.json", DEEP, "history.json: JSON nested deeper than 100 levels; not a metric log"),
+    ("train.ipynb", f'{{"cells": {DEEP}}}', "train.ipynb: notebook JSON nested deeper than 100 levels"),
+    ("trainer_state.json", DEEP_OBJECT, "trainer_state.json"),
+])
+def test_a_document_nested_100000_deep_is_a_one_line_error(tmp_path, capsys, name, text, message):
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    assert main(["inspect", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Error: ") and err.count("\n") == 1 and message in err and "internal error" not in err
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("config.json", DEEP_OBJECT), ("config.yaml", "a: " + "[" * 20_000 + "]" * 20_000),
+    ("training_args.json", f'{{"beta": {DEEP}}}'),
+])
+def test_a_config_nested_too_deeply_is_left_out_and_the_run_is_read(tmp_path, name, text):
+    write_log(tmp_path / "metrics.jsonl")
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    assert load_run(tmp_path).metrics["step"].max() == 40
+
+
+def test_a_wandb_value_nested_too_deeply_is_not_a_number(tmp_path):
+    from tests.test_wandb import frame, history
+
+    records = [history(1, {"reward": "0.5"}), history(2, {"reward": DEEP}), history(3, {"reward": "0.7"})]
+    (tmp_path / "run-deep.wandb").write_bytes(frame(records))
+    run = load_run(tmp_path)
+    assert run.series("reward_mean").to_dict() == {1: 0.5, 3: 0.7}
+
+
+def test_a_trackio_row_nested_too_deeply_is_skipped_and_counted(tmp_path):
+    import sqlite3
+
+    from tests.test_mlflow import write_trackio_db
+
+    db = tmp_path / "trackio" / "project.db"
+    db.parent.mkdir()
+    write_trackio_db(db)
+    with sqlite3.connect(db) as connection:
+        connection.execute("INSERT INTO metrics (run_id, timestamp, run_name, step, metrics) VALUES (?, ?, ?, ?, ?)",
+                           ("r-new", "2026-01-02T10:09:00", "grpo-new", 4, DEEP_OBJECT))
+    connection.close()
+    run = load_run(db.parent)
+    assert run.series("reward_mean").to_dict() == {1: 0.1, 2: 0.2, 3: 0.3}
+    assert any("1 metric rows are not JSON (or nest deeper than 100 levels)" in w for w in run.warnings)
+
+
+def test_value_end_steps_over_strings_and_brackets():
+    text = 'x[["]]", {"a": "}\\""}]], 1'
+    assert text[1:value_end(text, 1)] == '[["]]", {"a": "}\\""}]]'
+    assert value_end("[[[", 0) is None
+    with pytest.raises(TooDeepError):
+        nesting_loads('{"a": ' + "[" * 101 + "]" * 101 + "}")
+    assert nesting_loads('{"a": ' + "[" * 99 + "]" * 99 + "}")  # 100 levels: still read
