@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from assessor.ingest import load_run
 from assessor.ingest.discover import reads_confined_to
 from assessor.ingest.nesting import TooDeepError, value_end
 from assessor.ingest.nesting import loads as nesting_loads
+from assessor.integrations import state_lock as state_lock_module
 from assessor.printable import one_line, printable, without_escapes
 
 # Clears the screen, sets the window title, opens an OSC-8 hyperlink, rings the bell; rich markup that would
@@ -243,3 +246,45 @@ def test_value_end_steps_over_strings_and_brackets():
     with pytest.raises(TooDeepError):
         nesting_loads('{"a": ' + "[" * 101 + "]" * 101 + "}")
     assert nesting_loads('{"a": ' + "[" * 99 + "]" * 99 + "}")  # 100 levels: still read
+
+
+# concurrent scheduled checks -------------------------------------------------------------------------------------
+
+
+def test_eight_concurrent_watch_once_take_turns_on_the_state_file(tmp_path):
+    run, state = tmp_path / "run", tmp_path / "state.json"
+    run.mkdir()
+    write_log(run / "metrics.jsonl")
+    command = [sys.executable, "-m", "assessor", "watch", str(run), "--once", "--state", str(state)]
+    processes = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  cwd=tmp_path) for _ in range(8)]
+    results = [(p.wait(timeout=300), *p.communicate()) for p in processes]
+    assert all(code == 0 for code, _, _ in results), [err for _, _, err in results]
+    outs = "".join(out for _, out, _ in results)
+    assert outs.count("(first check)") == 1  # one notification, not one per overlapping check
+    assert json.loads(state.read_text(encoding="utf-8"))["checks"] == 8
+
+
+def test_a_check_that_cannot_get_the_lock_is_a_one_line_message(tmp_path, capsys, monkeypatch):
+    run, state = tmp_path / "run", tmp_path / "state.json"
+    run.mkdir()
+    write_log(run / "metrics.jsonl")
+    monkeypatch.setattr(state_lock_module, "LOCK_WAIT_S", 0.2)
+    with state_lock_module.state_lock(state):  # another check, holding it
+        assert main(["watch", str(run), "--once", "--state", str(state)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(f"Error: {state}: another check of this run has held its lock (state.json.lock)")
+    assert main(["watch", str(run), "--once", "--state", str(state)]) == 0  # released: the next check runs
+
+
+@pytest.mark.parametrize(("content", "detail"), [(b"", "empty"), (b"  \n", "empty"), (b"{not json", "not valid JSON"),
+                                                 (b'{"version": "x"}', "2 invalid fields")])
+def test_a_broken_state_file_says_what_is_wrong_with_it(tmp_path, capsys, content, detail):
+    run, state = tmp_path / "run", tmp_path / "state.json"
+    run.mkdir()
+    write_log(run / "metrics.jsonl")
+    state.write_bytes(content)
+    assert main(["watch", str(run), "--once", "--state", str(state)]) == 2
+    err = capsys.readouterr().err
+    assert f"not a readable watch state file ({detail}" in err and err.count("\n") == 1
