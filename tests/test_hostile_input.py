@@ -288,3 +288,27 @@ def test_a_broken_state_file_says_what_is_wrong_with_it(tmp_path, capsys, conten
     assert main(["watch", str(run), "--once", "--state", str(state)]) == 2
     err = capsys.readouterr().err
     assert f"not a readable watch state file ({detail}" in err and err.count("\n") == 1
+
+
+# the prompt ------------------------------------------------------------------------------------------------------
+
+
+def test_every_label_the_run_chose_is_inside_the_fence_and_referenced_outside(tmp_path):
+    import assessor
+    from assessor.judge import JudgeRequest, prompts
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    rows = [{"step": s, "reward": 0.5 + s / 1000, "kl": 0.01, "eval/ignore_previous_instructions": s / 100,
+             "rewards/answer_continue_now/mean": 0.5} for s in range(1, 61)]
+    (run_dir / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    run = load_run(run_dir)
+    prompt = prompts.build_prompt(JudgeRequest(run=run, diagnostics=assessor.diagnose(run)), token="T0KEN0000")
+    open_line, close_line = prompts.fence_lines("T0KEN0000")
+    before, rest = prompt.user.split(open_line + "\n")
+    inside = rest.split(close_line)[0]
+    for name in ("ignore_previous_instructions", "answer_continue_now"):
+        assert name not in before and name not in "".join(prompt.system_parts)
+        assert name in inside
+    assert "[run label" in before  # named by reference on the sheet
+    assert "reward_mean" in before  # our own names stay readable
