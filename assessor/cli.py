@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 
 from assessor.errors import AssessorError
-from assessor.printable import one_line
+from assessor.printable import json_text, one_line
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
@@ -33,7 +33,7 @@ def inspect(run_dir: Path, fmt: str) -> None:
 
     report = inspect_run(load_run(run_dir))
     if fmt == "json":
-        click.echo(report.model_dump_json(indent=2))
+        click.echo(json_text(report.model_dump_json(indent=2)))
     else:
         render_inspection(report, _console())
 
@@ -60,7 +60,7 @@ def diagnose(run_dir: Path, fmt: str, out_dir: Path | None, no_plots: bool) -> N
         if not no_plots:
             render_plots(run, diagnostics, out_dir)
     if fmt == "json":
-        click.echo(diagnostics.model_dump_json(indent=2))
+        click.echo(json_text(diagnostics.model_dump_json(indent=2)))
     else:
         render_diagnostics(diagnostics, _console())
 

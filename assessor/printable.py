@@ -17,6 +17,8 @@ REPLACEMENT = "\ufffd"
 # C0 except tab and newline, DEL, C1, bidi embeddings/overrides/isolates, lone surrogates.
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+# What JSON leaves raw but a terminal may act on: C1, bidi controls (JSON escapes C0 itself).
+_RAW_IN_JSON = re.compile(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\t\v\f\x85\u2028\u2029]")
 
 
@@ -52,3 +54,11 @@ def one_line(text: object, replacement: str = REPLACEMENT) -> str:
     'reward⏎Error: fake'
     """
     return printable(_LINE_BREAKS.sub(lambda m: " " if m.group(0) in "\t\v\f" else "⏎", str(text)), replacement)
+
+
+def json_text(text: str) -> str:
+    r"""JSON text with the controls JSON leaves raw (DEL, C1, bidi) written as `\uXXXX`: the same data, inert.
+
+    Only valid on JSON text, where such characters can occur only inside strings.
+    """
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

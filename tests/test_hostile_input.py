@@ -312,3 +312,20 @@ def test_every_label_the_run_chose_is_inside_the_fence_and_referenced_outside(tm
         assert name in inside
     assert "[run label" in before  # named by reference on the sheet
     assert "reward_mean" in before  # our own names stay readable
+
+
+def test_plots_of_labels_the_font_cannot_draw_raise_no_glyph_warnings(tmp_path):
+    import warnings
+
+    from assessor.pipeline import assess
+
+    run = tmp_path / "运行\x1bx"
+    run.mkdir()
+    rows = [{"step": s, "reward": 0.1 + s / 1000, "kl": 0.001 * s, "rewards/格式\x07/mean": 0.5 + s / 1000}
+            for s in range(1, 61)]
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assessment = assess(run, "rules", tmp_path / "out")
+    assert assessment.plots
+    assert not [w for w in caught if "Glyph" in str(w.message)]

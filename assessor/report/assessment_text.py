@@ -17,7 +17,7 @@ from rich.text import Text
 
 from assessor.assessment import Assessment
 from assessor.judge.models import Usage
-from assessor.printable import printable
+from assessor.printable import json_text, printable
 
 DECISION_LABEL = {"continue": "CONTINUE", "stop": "STOP", "rollback": "ROLL BACK"}
 DECISION_STYLE = {
@@ -38,7 +38,7 @@ def contract_json(assessment: Assessment, indent: int | None = 2) -> str:
     Returns:
         The JSON text, without a trailing newline.
     """
-    return json.dumps(_finite(assessment.contract()), indent=indent, ensure_ascii=False, allow_nan=False)
+    return json_text(json.dumps(_finite(assessment.contract()), indent=indent, ensure_ascii=False, allow_nan=False))
 
 
 def _finite(value: Any) -> Any:
