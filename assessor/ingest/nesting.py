@@ -3,7 +3,8 @@
 Metric logs and configs nest a few levels; a value nested thousands deep is corruption or an attack, and the
 parsers (and every recursive walk after them) answer it with `RecursionError`. `loads` and `load_yaml` turn it
 into `TooDeepError` (a `ValueError`, like a syntax error) for anything nested deeper than `MAX_DEPTH`, so a
-document gets a one-line error and a record in a log is skipped and counted.
+document gets a one-line error and a record in a log is skipped and counted. A streaming reader that decodes
+records itself steps over one the parser refused with `value_end`.
 """
 
 from __future__ import annotations
@@ -41,22 +42,6 @@ def loads(text: str) -> Any:
     if _may_be_deep(text, 0, len(text)):
         check_depth(value)
     return value
-
-
-def decode_at(decode: Any, text: str, position: int) -> tuple[Any, int]:
-    """`json.JSONDecoder().raw_decode(text, position)` (passed as `decode`), with the same depth bound.
-
-    Raises:
-        json.JSONDecodeError: no complete value starts at `position`.
-        TooDeepError: the value is nested too deeply; `value_end(text, position)` says where it ends.
-    """
-    try:
-        value, end = decode(text, position)
-    except RecursionError:
-        raise TooDeepError() from None
-    if _may_be_deep(text, position, end):
-        check_depth(value)
-    return value, end
 
 
 def load_yaml(text: str) -> Any:

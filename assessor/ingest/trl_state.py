@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData, as_int
-from assessor.ingest.nesting import MAX_DEPTH, TooDeepError, decode_at, loads, value_end
+from assessor.ingest.nesting import TooDeepError, loads, value_end
 
 _SUMMARY_KEYS = frozenset({
     "train_runtime", "train_samples_per_second", "train_steps_per_second", "total_flos", "train_loss",
@@ -67,7 +67,7 @@ class TrlStateReader:
         except OSError as error:
             raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
         if rows == 0 and stream.too_deep:
-            raise UnreadableSourceError(f"{path}: every log entry is nested deeper than {MAX_DEPTH} levels; not a "
+            raise UnreadableSourceError(f"{path}: every log entry is nested too deeply to read; not a "
                                         "trainer_state.json a trainer wrote")
         if rows == 0:
             raise UnreadableSourceError(
@@ -103,7 +103,7 @@ class _HistoryStream:
     Entries are decoded one at a time by the C decoder from a sliding 4 MiB window, so a 200 MB file never
     sits in memory as one string or one tree of dicts (`json.load` needs about 5.7x the file size). A file
     cut short (a run saving right now, a crash) yields its complete entries and a warning; an entry nested
-    deeper than `MAX_DEPTH` is stepped over and counted.
+    past the parser's limit is stepped over and counted (entries are read flat, so shallower nesting is harmless).
     """
 
     def __init__(self, path: Path, warnings: list[str]) -> None:
@@ -150,8 +150,8 @@ class _HistoryStream:
                     self.state = _state_without_history(self._prefix, buffer[position + 1:] + handle.read())
                     break
                 try:
-                    entry, position = decode_at(decode, buffer, position)
-                except TooDeepError:
+                    entry, position = decode(buffer, position)
+                except RecursionError:  # past the parser's limit; an entry that parses is only read flat
                     end = value_end(buffer, position)
                     if end is not None:
                         self.too_deep, position = self.too_deep + 1, end
@@ -170,8 +170,8 @@ class _HistoryStream:
                 count += 1
                 yield entry
         if self.too_deep:
-            self.warnings.append(f"{self.path.name}: {self.too_deep} log entries nested deeper than {MAX_DEPTH} "
-                                 "levels were skipped")
+            self.warnings.append(f"{self.path.name}: {self.too_deep} log entries nested too deeply to read "
+                                 "were skipped")
         if complete:
             return
         self.state = _state_without_history(self._prefix, "}")
