@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 
 from assessor.errors import AssessorError
+from assessor.printable import json_text, one_line
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
@@ -32,7 +33,7 @@ def inspect(run_dir: Path, fmt: str) -> None:
 
     report = inspect_run(load_run(run_dir))
     if fmt == "json":
-        click.echo(report.model_dump_json(indent=2))
+        click.echo(json_text(report.model_dump_json(indent=2)))
     else:
         render_inspection(report, _console())
 
@@ -59,7 +60,7 @@ def diagnose(run_dir: Path, fmt: str, out_dir: Path | None, no_plots: bool) -> N
         if not no_plots:
             render_plots(run, diagnostics, out_dir)
     if fmt == "json":
-        click.echo(diagnostics.model_dump_json(indent=2))
+        click.echo(json_text(diagnostics.model_dump_json(indent=2)))
     else:
         render_diagnostics(diagnostics, _console())
 
@@ -211,8 +212,8 @@ def slack_post(ctx: click.Context, run_dir: Path, channel: str, judge_spec: str,
 
     assessment, posted = post_run(run_dir, channel, judge=judge_spec, out_dir=out_dir, report_url=report_url,
                                   images=not no_images)
-    click.echo(f"posted {assessment.verdict.decision} for {assessment.run} to {posted.channel} (ts {posted.ts}"
-               f"{', with the dashboard' if posted.file_id else ''})")
+    click.echo(f"posted {assessment.verdict.decision} for {one_line(assessment.run)} to {posted.channel} "
+               f"(ts {posted.ts}{', with the dashboard' if posted.file_id else ''})")
     ctx.exit(assessment.exit_code)
 
 
@@ -261,9 +262,9 @@ def watch(ctx: click.Context, run_dir: Path, every: str, notify: tuple[str, ...]
     if once:
         outcome = watcher.check()
         for reason in outcome.reasons:
-            click.echo(f"watch: {reason}", err=True)
+            click.echo(f"watch: {one_line(reason)}", err=True)
     summary = watcher.summary() if once else watcher.run()
-    click.echo(f"watch: {summary.line()}", err=True)
+    click.echo(f"watch: {one_line(summary.line())}", err=True)
     ctx.exit(summary.last.exit_code if once and summary.last else 0)
 
 def _auto_judge_reason() -> str:
@@ -286,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code = cli.main(args=argv, prog_name="assessor", standalone_mode=False)
     except AssessorError as error:
-        click.echo(f"Error: {error}", err=True)
+        click.echo(f"Error: {one_line(error)}", err=True)
         return error.exit_code
     except click.exceptions.Exit as exit_:
         return exit_.exit_code
@@ -300,8 +301,8 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("ASSESSOR_DEBUG"):
             raise
         click.echo(
-            f"Error: internal error ({type(error).__name__}: {error}). Set ASSESSOR_DEBUG=1 for the traceback "
-            "and report it with the command you ran.",
+            f"Error: internal error ({type(error).__name__}: {one_line(error)}). Set ASSESSOR_DEBUG=1 for the "
+            "traceback and report it with the command you ran.",
             err=True,
         )
         return EXIT_INTERNAL

@@ -78,7 +78,7 @@ def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
     if not root.exists():
         raise RunNotFoundError(f"{root}: no such file or directory; pass the run's output directory")
     found = discover(root.resolve())
-    warnings: list[str] = []
+    warnings: list[str] = list(found.warnings)
     ignored: list[str] = []
     if cache is not None:
         cache.begin()

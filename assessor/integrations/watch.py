@@ -10,7 +10,9 @@ event every so often; when the run ends, an `ended` event carries the final verd
 **State.** A JSON file (by default `$XDG_STATE_HOME/assessor/watch/<hash of the run path>.json`, never
 inside the run directory, which may be read-only) keeps the last step, decision and digest, the last LLM
 verdict, and counters. It is replaced atomically after every check, so a restarted watch, or one
-started by cron with `--once` every 15 minutes, neither re-sends an event nor forgets one.
+started by cron with `--once` every 15 minutes, neither re-sends an event nor forgets one. Each check holds
+an advisory lock on it (`state_lock`) from reading it to writing it back, so overlapping checks of one run
+take turns instead of both sending the same event.
 
 **LLM calls.** With `llm_judge` set, the cheap `judge` (rules by default) runs at every check and the LLM
 only when the diagnostics changed materially since its last verdict (`material_digest`); in between its
@@ -46,6 +48,7 @@ from assessor.ingest import load_run
 from assessor.ingest.cache import IngestCache
 from assessor.ingest.persist import DiskStore, default_cache_dir
 from assessor.integrations.notify import EventKind, Notifier, WatchEvent
+from assessor.integrations.state_lock import state_lock
 from assessor.judge import Judge, get_judge
 from assessor.judge.models import Decision, Usage, Verdict
 from assessor.pipeline import assess_run
@@ -247,6 +250,8 @@ class Watcher:
         sleep: Waits between checks; default waits on the `stop` event given to `run`, else `time.sleep`.
         judge_factory: Makes a judge from its name and options (default `get_judge`).
         warn: Where problems are logged (default stderr).
+        lock_wait: How long a check waits for another check of the same state file to finish (default
+            `LOCK_WAIT_S`).
 
     Raises:
         ConfigError: an unknown judge, a missing API key, or a state file of another run or not readable.
@@ -255,9 +260,10 @@ class Watcher:
     def __init__(
         self, config: WatchConfig, notifiers: Sequence[Notifier] = (), *, clock: Callable[[], float] = time.time,
         sleep: Callable[[float], object] | None = None, judge_factory: Callable[..., Judge] = get_judge,
-        warn: Callable[[str], None] | None = None,
+        warn: Callable[[str], None] | None = None, lock_wait: float | None = None,
     ) -> None:
         self.config = config
+        self.lock_wait = lock_wait
         self.notifiers = list(notifiers)
         self.clock = clock
         self._sleep = sleep
@@ -273,7 +279,17 @@ class Watcher:
         self._checkpoints: list[Checkpoint] = []  # a checkpoint of weights only changes no file the cache reads
 
     def check(self) -> CheckOutcome:
-        """One check: read what is new, assess if anything is, notify if the verdict moved; save the state."""
+        """One check: read what is new, assess if anything is, notify if the verdict moved; save the state.
+
+        Raises:
+            StateLockedError: another check of this state file did not finish within `lock_wait` seconds.
+        """
+        with state_lock(self.state_path, self.lock_wait):
+            # Another process may have checked since we last read it: decide on what it saved.
+            self.state = load_state(self.state_path, self.config.run_dir)
+            return self._check()
+
+    def _check(self) -> CheckOutcome:
         now = self.clock()
         state = self.state
         state.checks += 1
@@ -470,7 +486,7 @@ def load_state(path: Path, run_dir: Path) -> WatchState:
     try:
         state = WatchState.model_validate_json(path.read_bytes())
     except (OSError, ValidationError) as error:
-        detail = error.strerror if isinstance(error, OSError) else f"{error.error_count()} invalid fields"
+        detail = error.strerror if isinstance(error, OSError) else _invalid(error, path)
         raise ConfigError(f"{path}: not a readable watch state file ({detail}); delete it to start over, or "
                           "pass --state with another file") from None
     if state.version > STATE_VERSION:
@@ -479,6 +495,12 @@ def load_state(path: Path, run_dir: Path) -> WatchState:
         raise ConfigError(f"{path}: is the state of another run ({state.run_path}); pass --state with a file of "
                           "its own for each run")
     return state
+
+
+def _invalid(error: ValidationError, path: Path) -> str:
+    if error.errors()[0]["type"] == "json_invalid":
+        return "empty" if not path.read_bytes().strip() else "not valid JSON"
+    return f"{error.error_count()} invalid fields"
 
 
 def save_state(state: WatchState, path: Path) -> None:
