@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assessor.cli import main
@@ -47,10 +47,8 @@ HOSTILE = {  # drawn by name: hypothesis would print 100 kB examples in full
     "newline and NUL in keys": json.dumps({"step": 1, "reward\nError: forged": 0.5, "kl\x00": 0.1}) + "\n",
     "escapes in a header": "step,reward\x1b[31m,\x9bkl\n1,0.5,0.1\n2,0.6,0.1\n",
 }
-# Still an internal error: the JSONL and CSV readers (jsonl.py, csv_log.py) are being rewritten under issue 13,
-# which owns their per-record nesting and field-size limits. Kept out of the fuzz run and tested below as strict
-# xfails, so the day they pass the marker has to go (and these cases join the fuzz run).
-PENDING_ON_THE_READER_REWRITE = {
+# Deep records in line-oriented logs: each is a bad record, skipped and counted, never an internal error.
+DEEP_RECORDS = {
     ("log.jsonl", "deep list"), ("log.jsonl", "deep log entry"), ("log.jsonl", "deep record"),
     ("train.log", "deep record"), ("step_logs.json", "deep record"), ("out.txt", "deep record"),
     ("history.json", "deep record"), ("metrics.csv", "deep record"), ("nvidia-smi.csv", "deep record"),
@@ -80,7 +78,6 @@ def test_random_and_truncated_files_never_crash(tmp_path_factory, files, links, 
     run = tmp_path_factory.mktemp("run")
     for name, content in files.items():
         if isinstance(content, tuple):
-            assume((name, content[1]) not in PENDING_ON_THE_READER_REWRITE)
             content = HOSTILE[content[1]]
         data = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
         (run / name).write_bytes(data)
@@ -101,8 +98,7 @@ def test_random_and_truncated_files_never_crash(tmp_path_factory, files, links, 
         json.loads(out)
 
 
-@pytest.mark.xfail(strict=True, reason="jsonl.py / csv_log.py rewrite (issue 13) owns per-record nesting")
-@pytest.mark.parametrize(("name", "case"), sorted(PENDING_ON_THE_READER_REWRITE))
+@pytest.mark.parametrize(("name", "case"), sorted(DEEP_RECORDS))
 def test_deep_records_in_jsonl_and_csv_are_skipped_not_fatal(tmp_path, capsys, name, case):
     (tmp_path / name).write_text(HOSTILE[case], encoding="utf-8")
     assert main(["inspect", str(tmp_path), "--format", "json"]) in (0, 2)
