@@ -299,3 +299,21 @@ def test_a_critic_that_never_learnt_stops_a_run_that_is_not_learning_anyway(tmp_
                       critic__vf_explained_var=np.clip(-0.5 + 2 * STEPS / N, -0.5, 0.8) + ar1(42, N, 0.3, 0.03))
     assert "critic_not_learning" not in {f.kind for f in diagnose(learnt).findings}
     assert verdict(learnt).decision == "continue"
+
+
+def test_a_dip_of_a_few_early_evaluations_within_one_sampling_error_is_not_a_decline(tmp_path):
+    # Four evaluations on 1,000 problems: 0.330 → 0.304 is under two sampling errors (0.015 each).
+    reward = 0.26 + 0.06 * STEPS / N + ar1(43, N, 0.3, 0.02)
+    run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 75, np.array([0.330, 0.318, 0.309, 0.304]))
+    assert "eval_declining" not in {f.kind for f in diagnose(run).findings}
+    assert verdict(run).decision == "continue"
+
+
+def test_the_latest_evaluation_the_cadence_allows_vouches_for_a_sagging_reward(tmp_path):
+    # Harder prompts arrive at step 200: the training reward drops, the fixed held-out eval keeps climbing. The
+    # last evaluation is one eval interval old, as fresh as the cadence allows.
+    reward = np.where(STEPS < 200, 0.3 + 0.45 * STEPS / 200, 0.45) + ar1(44, N, 0.3, 0.02)
+    evals = 0.29 + 0.03 * np.arange(1, 5)  # steps 60, 120, 180, 240; the run is at step 290
+    run = with_evals(make_run(tmp_path, reward=reward[:290]).path, "accuracy", 60, evals)
+    v = verdict(run)
+    assert v.decision == "continue"

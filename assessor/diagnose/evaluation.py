@@ -94,7 +94,7 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
         return out
     if float(np.ptp(values)) == 0.0:
         return out  # identical at every evaluation: no peak to read (see `_curve`)
-    noise = eval_noise(score)
+    noise = decline_noise(metric, values, score)
     recent = float(np.mean(score[-2:]))  # two evaluations, so one unlucky one does not call a decline
     out.recent = float(np.mean(values[-2:]))
     # The best of many noisy evaluations is a lucky one: its level is read with its neighbours, so a single
@@ -158,7 +158,7 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
     if len(values) < 3:
         return None, []
     score = eval_score(metric, values)
-    noise = eval_noise(score)
+    noise = decline_noise(metric, values, score)
     peak_index = int(np.argmax(score))
     recent = float(np.mean(score[-2:]))
     name = f"eval/{metric}"
@@ -360,6 +360,23 @@ def sampling_error(metric: str, values: np.ndarray) -> float | None:
     n = int(sizes[int(np.argmax(fits))])
     level = float(np.max(p))
     return scale * math.sqrt(max(level * (1 - level), 1.0 / n) / n)
+
+
+NOISE_EVALS = 6  # evaluations (four second differences) before their own spread is a measurement
+
+
+def decline_noise(metric: str, values: np.ndarray, score: np.ndarray) -> float:
+    """The noise a held-out decline is measured against: the eval-to-eval noise, read off the evaluations.
+
+    With fewer than `NOISE_EVALS` evaluations that spread is a guess (three differences can look steady by luck),
+    and a pass rate on N problems is then read no finer than its sampling error: a dip of two such guesses early
+    in a run is not a decline. With more, the evaluations' own spread is the better measure (two checkpoints
+    scored on the same problems differ by less than two independent samples would).
+    """
+    noise = eval_noise(score)
+    if len(values) < NOISE_EVALS:
+        noise = max(noise, sampling_error(metric, values) or 0.0)
+    return noise
 
 
 def eval_noise(score: np.ndarray) -> float:

@@ -128,7 +128,12 @@ def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
     # An eval that never rose vouches for nothing: holding a level the run started at is not health.
     curve = d.signals.get(f"eval/{e.metric}")
     learned = curve is not None and e.now is not None and e.now - curve.start > 2 * curve.noise
-    return at_best and learned and e.now_step >= finding.steps[0] and e.now_step >= 0.9 * (d.run.last_step or 0)
+    if curve is None or not (at_best and learned and e.now_step >= finding.steps[0]):
+        return False
+    # Current: the latest evaluation the eval cadence allows (or within the last tenth of the run).
+    last = d.run.last_step or 0
+    cadence = (curve.last_step - curve.first_step) / max(1, curve.points - 1)
+    return last - e.now_step <= max(0.1 * last, cadence)
 
 
 def _never_improved(d: Diagnostics) -> bool:
