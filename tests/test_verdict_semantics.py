@@ -317,3 +317,101 @@ def test_the_latest_evaluation_the_cadence_allows_vouches_for_a_sagging_reward(t
     run = with_evals(make_run(tmp_path, reward=reward[:290]).path, "accuracy", 60, evals)
     v = verdict(run)
     assert v.decision == "continue"
+
+
+# --- what holdout 5 showed: finished runs, saturation, long flat runs, one task of a mix, the PPO objective
+
+def test_a_learning_rate_decayed_to_zero_at_the_last_step_marks_a_finished_run(tmp_path):
+    lr = 1e-6 * (1 - STEPS / N)
+    reward = 0.3 + 0.3 * (1 - np.exp(-STEPS / 60)) + ar1(45, N, 0.3, 0.02)
+    run = make_run(tmp_path, reward=reward, learning_rate=lr)
+    d = diagnose(run)
+    assert d.run.state == "finished" and "decayed to 0" in d.run.state_reason
+    assert verdict(run).decision == "stop"
+
+
+def test_a_training_scripts_own_config_json_gives_the_planned_steps(tmp_path):
+    run = make_run(tmp_path, reward=0.3 + 0.2 * STEPS / N + ar1(46, N, 0.3, 0.02))
+    (tmp_path / "config.json").write_text('{"total_steps": 1000, "log_every": 1, "group_size": 8, "lr": 1e-6}')
+    run = load_run(tmp_path)
+    assert run.facts.planned_total_steps == 1000 and run.facts.num_generations == 8
+    (tmp_path / "config.json").write_text('{"model_type": "qwen2", "total_steps": 1000, "vocab_size": 151936}')
+    assert load_run(tmp_path).facts.planned_total_steps is None  # a model's config says nothing about the run
+
+
+def test_a_0_1_reward_within_5_percent_of_its_ceiling_with_most_groups_alike_is_saturated(tmp_path):
+    reward = np.clip(0.68 + 0.29 * (1 - np.exp(-STEPS / 50)) + ar1(47, N, 0.3, 0.008), 0, 1)
+    zero_spread = np.clip(reward ** 8 + ar1(48, N, 0.3, 0.02), 0, 1)  # groups of 8 all correct
+    run = make_run(tmp_path, reward=reward, frac_reward_zero_std=zero_spread, kl=0.03 + ar1(49, N, 0.3, 0.001))
+    assert "reward_saturated" in {f.kind for f in diagnose(run).findings}
+    assert verdict(run).decision == "stop"
+
+
+@pytest.mark.parametrize(("points", "decision"), [(450, "stop"), (120, "continue")])
+def test_a_reward_where_it_started_stops_a_long_run_but_not_a_young_one(tmp_path, points, decision):
+    reward = 0.15 + ar1(50, points, 0.3, 0.02)
+    assert verdict(make_run(tmp_path, reward=reward, loss=ar1(51, points, 0.3, 0.01))).decision == decision
+
+
+def test_one_task_of_a_mix_collapsing_on_held_out_data_is_a_rollback_to_before_it_fell(tmp_path):
+    reward = np.where(STEPS < 200, 0.4 + 0.2 * STEPS / 200, 0.6 - 0.13 * (STEPS - 200) / 100) + ar1(52, N, 0.3, 0.01)
+    run = make_run(tmp_path, reward=reward)
+    steps = 25
+    math_verify = np.array([0.40, 0.48, 0.54, 0.58, 0.60, 0.61, 0.62, 0.62, 0.62, 0.63, 0.63, 0.63])
+    ifeval = np.array([0.55, 0.65, 0.72, 0.76, 0.77, 0.78, 0.77, 0.78, 0.60, 0.48, 0.42, 0.41])
+    with_evals(run.path, "rewards/math_verify/mean", steps, math_verify)
+    run = with_evals(run.path, "rewards/ifeval_strict/mean", steps, ifeval)
+    v = verdict(run)
+    assert v.decision == "rollback" and 150 <= (v.rollback_step or 0) <= 200
+
+
+def test_a_breakage_the_held_out_eval_rose_through_does_not_hold_the_best_point_back(tmp_path):
+    entropy = np.where(STEPS < 60, 0.55, np.maximum(0.03, 0.55 - 0.52 * (STEPS - 60) / 100)) + ar1(53, N, 0.3, 0.005)
+    reward = np.minimum(0.8, 0.35 + 0.45 * STEPS / 130) + ar1(54, N, 0.3, 0.015)
+    evals = np.array([0.38, 0.47, 0.56, 0.63, 0.68, 0.70, 0.71, 0.70, 0.71, 0.70, 0.71, 0.70])
+    run = with_evals(make_run(tmp_path, reward=reward, entropy=entropy).path, "accuracy", 25, evals)
+    d = diagnose(run)
+    assert d.best_checkpoint.breakage_step is None and (d.best_checkpoint.best_step or 0) >= 250
+    assert verdict(run).decision != "rollback"
+
+
+def test_ppo_whose_kl_penalised_reward_falls_while_the_score_climbs_is_rolled_back_to_its_peak(tmp_path):
+    kl = np.where(STEPS < 100, 15 * STEPS / 100, 15 + 55 * (STEPS - 100) / 200) + ar1(55, N, 0.3, 0.5)
+    score = 0.4 + 5.7 * STEPS / N + ar1(56, N, 0.3, 0.1)
+    shaped = score - 0.05 * kl * (1 + STEPS / 100)
+    run = make_run(tmp_path, **{"objective/scores": score, "objective/rlhf_reward": shaped, "objective/kl": kl})
+    d = diagnose(run)
+    assert d.reward.shaped_declined
+    v = verdict(run)
+    peak = int(STEPS[np.argmax(np.convolve(shaped, np.ones(30) / 30, mode="same"))])
+    assert v.decision == "rollback" and abs((v.rollback_step or 0) - peak) <= 60
+
+
+def test_a_finished_preference_run_is_not_extended_for_another_epoch(tmp_path):
+    margin = 0.1 + 0.8 * STEPS / N + ar1(57, N, 0.3, 0.02)
+    lr = 5e-7 * (1 - STEPS / N)
+    run = make_run(tmp_path, rewards__margins=margin, rewards__accuracies=np.clip(0.5 + 0.25 * STEPS / N, 0, 1),
+                   loss=0.69 - 0.15 * STEPS / N + ar1(58, N, 0.3, 0.01), learning_rate=lr)
+    d = diagnose(run)
+    assert d.run.state == "finished" and d.reward.metric == "pref_margin"
+    v = verdict(run)
+    assert v.decision == "stop" and "extend the run" not in v.headline.lower()
+
+
+def test_a_reward_sag_while_the_learning_rate_still_warms_up_is_not_a_rollback(tmp_path):
+    n = 90
+    steps = np.arange(1, n + 1)
+    lr = 3e-6 * steps / 100  # warming up to step 100
+    reward = 0.49 - 0.1 * np.clip((steps - 20) / 40, 0, 1) + ar1(59, n, 0.3, 0.015)
+    v = verdict(make_run(tmp_path, reward=reward, learning_rate=lr))
+    assert v.decision == "continue"
+    # the same sag with the learning rate already at its plateau is a decline
+    assert verdict(make_run(tmp_path / "b", reward=reward, learning_rate=np.full(n, 3e-6))).decision == "rollback"
+
+
+def test_a_kl_penalised_reward_that_falls_only_because_kl_grows_under_a_flat_score_is_drift_not_hacking(tmp_path):
+    kl = 0.05 + 1.6 * (STEPS / N) ** 1.5 + ar1(60, N, 0.3, 0.01)
+    score = np.minimum(0.6, 0.3 + 0.3 * STEPS / 90) + ar1(61, N, 0.3, 0.01)
+    run = make_run(tmp_path, reward=score, critic__rewards__mean=score - 0.05 * kl, kl=kl)
+    assert not diagnose(run).reward.shaped_declined
+    assert verdict(run).decision == "stop"

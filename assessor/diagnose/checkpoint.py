@@ -51,6 +51,9 @@ BREAKAGE_KINDS: dict[str, tuple[str, float]] = {
     "chosen_logps_collapse": ("the chosen completions' likelihood collapsed", 2.0),
 }
 CONFIRMED_BREAKAGE = 2.0
+# A policy that sharpened (entropy collapsed) is broken only if quality suffered: a held-out eval that rose after
+# it says it did not. Divergence, runaway lengths and the rest break generation whatever an eval shows.
+OVERRULED_BY_EVAL = frozenset({"entropy_collapse"})
 AS_GOOD_ERRORS = 1.0
 
 
@@ -121,23 +124,47 @@ def _reward_curve(series: robust.Series) -> _Curve | None:
                   ends=ends)
 
 
-def _eval_curve(ctx: Context, evaluation: EvalDiagnosis) -> _Curve | None:
-    if evaluation.metric is None or evaluation.points < 3:
+def _falling_eval(evaluation: EvalDiagnosis) -> str | None:
+    """The held-out series the best point is read on: the preferred one, unless it holds while another falls.
+
+    When one held-out measure collapses (one task of a mix, a gold check beside a proxy score) and the preferred
+    one does not, a rollback is about the one that fell: go back to before it fell, the series that fell furthest
+    (in its noise units) first.
+    """
+    if evaluation.metric is None:
         return None
-    series = ctx.run.series(evaluation.metric, "eval")
+    if any(f.kind == "eval_declining" and f.signal == "eval" for f in evaluation.findings):
+        return evaluation.metric
+    falling = [c for c in evaluation.curves[1:] if any(
+        f.kind == "eval_declining" and f.signal == c.metric for f in evaluation.findings)]
+    if not falling:
+        return evaluation.metric
+    return max(falling, key=lambda c: c.decline_noise).metric.removeprefix("eval/")
+
+
+def _eval_curve(ctx: Context, evaluation: EvalDiagnosis, metric: str) -> _Curve | None:
+    if evaluation.points < 3:
+        return None
+    series = ctx.run.series(metric, "eval")
     values = series.to_numpy()
-    if float(np.ptp(values)) == 0.0:
+    if len(values) < 3 or float(np.ptp(values)) == 0.0:
         return None  # an eval that never moved has no best point
-    score = eval_score(evaluation.metric, values)
+    score = eval_score(metric, values)
     noise = eval_noise(score)
     # "As good as the best" is strict: a pass rate within one sampling error of the best score, when the set
     # size shows, else within the eval-to-eval noise (which a collapse after the peak inflates).
-    sampling = sampling_error(evaluation.metric, values)
+    sampling = sampling_error(metric, values)
     band = min(noise, sampling) if sampling is not None else noise
     # "Now" is the mean of the last two evaluations, so one unlucky evaluation does not call a decline.
     tail = score[-2:]
     return _Curve(series.index.to_numpy(), score, band, band, float(np.mean(tail)), band / math.sqrt(len(tail)),
                   smoothed=False, sampling=sampling is not None and sampling < noise)
+
+
+def _eval_rose_through(curve: _Curve, breakage_step: int) -> bool:
+    """The held-out eval's best after the breakage's onset tops its best before by more than its noise band."""
+    before, after = curve.levels[curve.steps < breakage_step], curve.levels[curve.steps >= breakage_step]
+    return len(before) > 0 and len(after) > 0 and float(np.max(after)) > float(np.max(before)) + curve.band
 
 
 def best_checkpoint(
@@ -152,13 +179,21 @@ def best_checkpoint(
             basis="none", breakage_step=breakage_step, breakage=breakage, save_steps=ctx.facts.save_steps,
             reason="the run never had a learning signal, so no step is better than the model it started from")
     curve, basis, metric = None, "none", None
-    eval_curve = _eval_curve(ctx, evaluation)
+    eval_metric = _falling_eval(evaluation)
+    eval_curve = _eval_curve(ctx, evaluation, eval_metric) if eval_metric is not None else None
+    overruled = None
+    kinds = {kind for f in findings if (kind := breakage_kind(f)) is not None and breakage_weight(f) > 0}
+    if (eval_curve is not None and breakage_step is not None and kinds <= OVERRULED_BY_EVAL
+            and _eval_rose_through(eval_curve, breakage_step)):
+        # The held-out eval got better after it: not a breakage of the model.
+        overruled = f"{breakage} at step {breakage_step}, but held-out {eval_metric} rose after it"
+        breakage_step, breakage = None, None
     if eval_curve is not None and (breakage_step is None or (eval_curve.steps < breakage_step).sum() >= 2):
-        curve, basis, metric = eval_curve, "eval", f"eval/{evaluation.metric}"
+        curve, basis, metric = eval_curve, "eval", f"eval/{eval_metric}"
     else:
         # A saturated easy component can carry the total while the one that matters falls: read that one.
         task = components.fallen_task
-        reward_metric = task or primary_reward(ctx)
+        reward_metric = task or ("reward_shaped_mean" if reward.shaped_declined else primary_reward(ctx))
         reading = ctx.book.get(reward_metric) if reward_metric else None
         if reading is not None and float(np.ptp(reading.series.values)) > 0.0:
             curve, basis, metric = _reward_curve(reading.series), "task" if task else "reward", reward_metric
@@ -176,15 +211,15 @@ def best_checkpoint(
     best_level = float(curve.levels[top])
     newest = int(np.flatnonzero(eligible & (curve.levels >= best_level - curve.band))[-1])
     best_step = int(curve.steps[newest])
-    sign = -1.0 if basis == "eval" and evaluation.metric in LOWER_IS_BETTER else 1.0
+    sign = -1.0 if basis == "eval" and eval_metric in LOWER_IS_BETTER else 1.0
     decline = (best_level - curve.now) / math.hypot(curve.level_error, curve.now_error)
     # Behind us: the curve's own decline finding says so (the eval's, or the reward's), or a breakage does.
     if basis == "eval":
-        behind = any(f.kind == "eval_declining" and f.signal == "eval" for f in evaluation.findings)
+        behind = any(f.kind == "eval_declining" and f.signal in ("eval", metric) for f in evaluation.findings)
     elif basis == "task":
         behind = True  # read because it fell from its best (see `fallen_task`)
     else:
-        behind = any(f.kind == "reward_peaked_then_declined" for f in reward.findings)
+        behind = any(f.kind in ("reward_peaked_then_declined", "shaped_reward_declined") for f in reward.findings)
     last = ctx.run.last_step or best_step
     behind = behind or (breakage_step is not None and best_step < last)
     what = _describe(metric, basis, curve, best_level, int(curve.steps[top]), best_step, breakage_step, breakage,
@@ -193,7 +228,8 @@ def best_checkpoint(
         basis=basis, metric=metric, best_step=best_step, level=sign * float(curve.levels[newest]),
         best_level=sign * best_level, best_level_step=int(curve.steps[top]), now_level=sign * curve.now,
         band=curve.band, smoothed=curve.smoothed, behind=bool(behind), decline_t=float(decline),
-        breakage_step=breakage_step, breakage=breakage, save_steps=ctx.facts.save_steps, reason=what,
+        breakage_step=breakage_step, breakage=breakage, breakage_overruled=overruled, save_steps=ctx.facts.save_steps,
+        reason=what,
     )
     return _nearest_checkpoint(ctx, out)
 

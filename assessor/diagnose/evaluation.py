@@ -42,12 +42,13 @@ def quality_metrics(ctx: Context) -> list[str]:
     # gradient surrogate evaluated on held-out prompts says nothing about how good the model is.
     preference = (ctx.facts.algorithm or "") in PREFERENCE_ALGORITHMS or ctx.run.has("pref_margin")
     preferred = [m for m in EVAL_METRICS if m in names and (m != "loss" or preference)]
-    # A held-out reward that mixes a learned or shaped score with a logged task check (exact match, correctness)
+    # A held-out reward that mixes a learned or shaped score with one logged task check (exact match, correctness)
     # is still the proxy the policy optimises; the task check is the closer measure of what is wanted, so it goes
-    # first after a plain accuracy. That is what shows a reward model being over-optimised.
+    # first after a plain accuracy. That is what shows a reward model being over-optimised. With several task
+    # checks (a multi-task mix, one function per task) the total is their aggregate and stays first.
     task_checks = [m for m in names if m.startswith(COMPONENT_PREFIX) and m.endswith("_mean")
                    and any(w in m[len(COMPONENT_PREFIX):].lower() for w in TASK_CHECK_WORDS)]
-    if task_checks and "reward_mean" in preferred:
+    if len(task_checks) == 1 and "reward_mean" in preferred:
         at = preferred.index("reward_mean")
         preferred = preferred[:at] + task_checks + preferred[at:]
     others = [m for m in names if m not in preferred and any(w in m.lower() for w in _QUALITY_WORDS)
@@ -171,6 +172,7 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
         new_high_noise=(float(np.max(score[-2:])) - float(np.max(score[:-2]))) / noise if len(score) > 2 else 0.0,
         now=float(np.mean(values[-2:])), now_step=int(steps[-1]), noise=noise,
         decline_noise=(float(score[peak_index]) - recent) / noise, moved=moved, train_change_noise=train,
+        slowing=_slowing(steps, score),
     )
     findings: list[Finding] = []
     evals_after_peak = len(values) - 1 - peak_index
@@ -195,6 +197,19 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
         # that saturated says nothing about the task while the main eval still climbs.
         findings.extend(_not_transferring(ctx, name, metric, steps, score, noise))
     return curve, findings
+
+
+def _slowing(steps: np.ndarray, score: np.ndarray) -> bool:
+    """A rising eval whose latest third of the span gains at under half the rate of everything before it."""
+    if len(score) < 6:
+        return False
+    cut = steps[0] + 2 * (steps[-1] - steps[0]) / 3
+    early, late = steps <= cut, steps >= cut
+    if early.sum() < 2 or late.sum() < 2:
+        return False
+    rate_early = (float(np.mean(score[early][-2:])) - float(score[0])) / max(1.0, float(cut - steps[0]))
+    rate_late = (float(np.mean(score[-2:])) - float(np.mean(score[early][-2:]))) / max(1.0, float(steps[-1] - cut))
+    return rate_early > 0 and rate_late < 0.5 * rate_early
 
 
 def _not_transferring(

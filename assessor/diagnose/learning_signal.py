@@ -75,6 +75,16 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
             f"reward has fallen to its floor ({num(r.now)}, from a peak of {num(r.peak)} at step {r.peak_step}) "
             f"and every group now scores the same{_share_text(no_spread_share)}: the policy gets no gradient "
             "and cannot recover on its own", [_onset(reward)]))
+    elif (ceiling == 1.0 and floor == 0.0 and recent_share is not None and recent_share >= 0.5
+          and r.trend != "rising" and r.now >= NEAR_CEILING):
+        # A 0..1 reward this close to 1 leaves most groups all-correct (at 0.95 with eight samples, two in three):
+        # the share with no spread is what the level implies, and what little is left is the rare failure.
+        out.saturated = True
+        findings.append(finding(
+            "reward_mean", "reward_saturated", "warning",
+            f"reward is at its ceiling ({num(r.now)} of 1.0, not rising) and {recent_share:.0%} of recent groups "
+            "score alike: almost nothing is left to learn from these prompts; harder prompts or stopping",
+            [r.plateau_start or r.trend_window_start]))
     elif recent_share is not None and recent_share >= 0.5 and no_spread_share and no_spread_share[0] < recent_share:
         findings.append(finding(
             "reward_zero_std_frac", "signal_thinning", "watch" if recent_share < 0.8 else "warning",
@@ -102,6 +112,7 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
 MIN_SIGNAL_POINTS = 20  # logged steps before "it never learned" can be said
 NO_SIGNAL_SHARE = 0.8  # a reward stuck at its floor on this share of the steps carries (almost) no signal
 PINNED_SHARE = 0.95  # a component at one exact value on this share of the steps does not move
+NEAR_CEILING = 0.95  # a 0..1 reward within 5% of its ceiling
 NEVER_OFF_FLOOR = 0.1  # a best stretch within a tenth of the reward's range of its floor never left it
 
 

@@ -141,6 +141,8 @@ class RewardDiagnosis(_Model):
     peak_stretch: Stretch | None = Field(
         None, description="When the reward declined from a peak: the best stretch the decline is read from.")
     latest_stretch: Stretch | None = Field(None, description="...and the latest stretch of the same length.")
+    shaped_declined: bool = Field(
+        False, description="The KL-penalised reward (score - beta x KL) declined while the score did not.")
     findings: list[Finding] = Field(default_factory=list)
 
 
@@ -256,6 +258,8 @@ class EvalCurve(_Model):
     noise: float = Field(description="Eval-to-eval noise (robust, from differences).")
     decline_noise: float = Field(description="(peak - now) / noise; positive is worse for lower-is-better too.")
     moved: bool = Field(description="Ever rose more than twice its noise above where it started.")
+    slowing: bool = Field(
+        False, description="Its latest third gains at under half the rate of what came before (diminishing returns).")
     train_change_noise: float | None = Field(
         None, description="How far training reward moved over the same steps, in its standard errors.")
 
@@ -359,6 +363,9 @@ class BestCheckpoint(_Model):
     decline_t: float | None = Field(None, description="(best level - now) in standard errors of the difference.")
     breakage_step: int | None = Field(None, description="First step of a broken stretch, when one was found.")
     breakage: str | None = Field(None, description="What broke there.")
+    breakage_overruled: str | None = Field(
+        None, description="A breakage the held-out eval rose through (it got better after it): not a breakage of "
+        "the model, so it holds no point back.")
     checkpoint_step: int | None = Field(None, description="Newest checkpoint on disk at or before the best step.")
     checkpoint_path: str | None = None
     save_steps: int | None = Field(None, description="The config's save interval, when it gives one.")

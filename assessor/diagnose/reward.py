@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
@@ -135,5 +136,52 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
             metric, "reward_unclear", "info",
             f"{metric} is up from {num(progress.before)} to {num(progress.after)} over the run; over the latest "
             f"stretch the noise hides whether it is still rising", [s.trend_window_start]))
+    shaped = _shaped_decline(ctx) if metric == "reward_mean" else None
+    if shaped is not None:
+        out.shaped_declined = True
+        findings.append(shaped)
     out.findings = findings
     return out
+
+
+SHAPED = "reward_shaped_mean"
+
+
+def _shaped_decline(ctx: Context) -> Finding | None:
+    """The reward the policy is actually optimised on (score minus the KL penalty), when it declines on its own.
+
+    PPO with the KL penalty in the reward (TRL's `objective/rlhf_reward`, verl's `critic/rewards/mean` with
+    `use_kl_in_reward`) maximises score - beta * KL. A reward-model score can keep climbing while that objective
+    peaks and falls: each point of score is bought with more KL than it is worth, the classic over-optimisation
+    of a learned reward. Read with the same decline test as the score.
+    """
+    reading = ctx.book.get(SHAPED)
+    if reading is None or reading.series.n < 10:
+        return None
+    score = ctx.run.series("reward_mean")
+    shaped = ctx.run.series(SHAPED)
+    both = pd.concat([score.rename("score"), shaped.rename("shaped")], axis=1, join="inner").dropna()
+    if len(both) and np.allclose(both["score"].to_numpy(), both["shaped"].to_numpy(), rtol=1e-6, atol=1e-9):
+        return None  # no KL in the reward: the same curve under two names
+    series = reading.series
+    width = robust.stretch_width(series.n)
+    peak, latest, shift = _decline(series, width)
+    if (peak & latest).any() or -shift.t < decline_bar(series.n, int(peak.sum())):
+        return None
+    steps = series.steps[peak]
+    # Only while the score itself kept rising over the same stretches: a flat score with a growing KL is drift
+    # without benefit (read by the KL/reward quadrants), not a learned reward being gamed.
+    score_reading = ctx.book.get("reward_mean")
+    if score_reading is None:
+        return None
+    on_score = robust.level_shift(
+        score_reading.series, robust.nearest(score_reading.series.steps, int(np.median(steps)), int(peak.sum())),
+        robust.nearest(score_reading.series.steps, int(series.steps[-1]), int(latest.sum())))
+    if on_score.t < PROGRESS_T:
+        return None
+    return finding(
+        SHAPED, "shaped_reward_declined", "warning",
+        f"the KL-penalised reward the policy is optimised on (score minus beta x KL) peaked at {num(shift.before)} "
+        f"around step {int(np.median(steps))} (mean of steps {int(steps[0])}–{int(steps[-1])}) and averages "
+        f"{num(shift.after)} over the latest {int(latest.sum())} logged steps ({-shift.t:.1f} standard errors lower): "
+        "the score's later gains cost more KL than they are worth", [int(np.median(steps))])

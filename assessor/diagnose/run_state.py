@@ -32,6 +32,8 @@ def run_state(run: Run, now: float | None) -> tuple[RunState, str]:
     interval = facts.logging_interval or 1
     if planned and last is not None and last >= planned - interval:
         return "finished", f"step {last} of {planned} planned: the last logging step of the run"
+    if _schedule_ran_out(run):
+        return "finished", "the learning-rate schedule has decayed to 0 at the last logged step"
     if now is not None and run.newest_write is not None:
         idle = now - run.newest_write
         if idle > max(STALLED_AFTER_S, STALLED_STEP_TIMES * (_step_seconds(run) or 0.0)):
@@ -39,6 +41,15 @@ def run_state(run: Run, now: float | None) -> tuple[RunState, str]:
     if planned and last is not None:
         return "live", f"step {last} of {planned} planned"
     return "live", "no planned total is known; the run is read as still going"
+
+
+def _schedule_ran_out(run: Run) -> bool:
+    """Whether the learning rate decayed to exactly 0 at the last logged step.
+
+    HF's linear and cosine schedules end at 0 on the planned last step: the trainer meant to stop there.
+    """
+    values = run.series("lr").to_numpy()
+    return len(values) >= 3 and values[-1] == 0.0 and values[-2] > 0.0 and float(np.max(values)) > 0.0
 
 
 def _step_seconds(run: Run) -> float | None:

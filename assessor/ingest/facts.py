@@ -27,15 +27,16 @@ _PATHS: dict[str, tuple[str, ...]] = {
     ),
     "num_generations": (
         "num_generations", "actor_rollout_ref.rollout.n", "n_samples_per_prompt", "rollout.n_samples_per_prompt",
-        "num_generations_per_prompt", "rloo_k", "num_sample_generations_per_prompt",
+        "num_generations_per_prompt", "rloo_k", "num_sample_generations_per_prompt", "group_size",
     ),
     "max_completion_length": (
         "max_completion_length", "data.max_response_length", "generate_max_len", "rollout.generate_max_len",
         "max_new_tokens", "max_response_length", "response_length",
     ),
-    "planned_total_steps": ("max_steps", "trainer.total_training_steps", "total_training_steps", "max_num_steps"),
-    "logging_interval": ("logging_steps", "logger.logging_steps"),
-    "learning_rate": ("learning_rate", "actor_rollout_ref.actor.optim.lr", "actor_learning_rate", "optim.lr"),
+    "planned_total_steps": ("max_steps", "trainer.total_training_steps", "total_training_steps", "max_num_steps",
+                            "total_steps", "num_training_steps", "train_steps"),
+    "logging_interval": ("logging_steps", "logger.logging_steps", "log_every", "log_interval"),
+    "learning_rate": ("learning_rate", "actor_rollout_ref.actor.optim.lr", "actor_learning_rate", "optim.lr", "lr"),
     "loss_type": ("loss_type", "actor_rollout_ref.actor.loss_agg_mode"),
     "model": ("model_name_or_path", "actor_rollout_ref.model.path", "pretrain", "policy.model_name", "_name_or_path",
               "base_model_name_or_path"),
@@ -194,7 +195,12 @@ def read_config_file(path: Path, rel: str) -> dict[str, Fact]:
         check_depth(config)  # `flatten` recurses: a pickled config nested thousands deep stops here
     except (OSError, ValueError, yaml.YAMLError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError):
         return {}
-    return _facts_from_config(config, rel, model_config=path.name == "config.json")
+    return _facts_from_config(config, rel, model_config=path.name == "config.json" and _describes_a_model(config))
+
+
+def _describes_a_model(config: object) -> bool:
+    """A `config.json` a model was saved with (HF names its architecture), not a training script's own config."""
+    return isinstance(config, Mapping) and any(k in config for k in ("model_type", "architectures", "hidden_size"))
 
 
 def _facts_from_config(config: object, origin: str, *, model_config: bool) -> dict[str, Fact]:

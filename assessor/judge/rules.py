@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from assessor.diagnose.checkpoint import BREAKAGE_KINDS, breakage_kind
+from assessor.diagnose.checkpoint import BREAKAGE_KINDS, OVERRULED_BY_EVAL, breakage_kind
 from assessor.diagnose.context import num
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, EvalCurve, Finding
 from assessor.diagnose.reward import decline_bar
@@ -43,7 +43,7 @@ DEGRADATION = {
     "reward_peaked_then_declined": 2.0, "eval_declining": 2.0, "kl_up_reward_down": 2.0,
     "reward_floor_no_signal": 2.0, "reward_below_start": 1.5, "train_eval_divergence": 1.0,
     "length_approaching_cap": 1.0, "component_saturated_other_stalls": 2.0, "reward_falling": 1.0,
-    "reward_per_kl_collapsed": 1.0, "side_eval_declining": 1.0,
+    "reward_per_kl_collapsed": 1.0, "side_eval_declining": 1.0, "shaped_reward_declined": 2.0,
     **{kind: weight for kind, (_, weight) in BREAKAGE_KINDS.items() if kind != "nonfinite"},
 }
 # Findings that say the run has nothing more to give (or, for the setup ones, cannot give it as configured).
@@ -51,13 +51,16 @@ SPENT = {
     "kl_up_reward_flat": 1.0, "reward_saturated": 1.5, "dpo_loss_flat_at_ln2": 1.5, "loss_sign_reversal": 1.0,
     "length_truncation": 1.0, "dpo_loss_rising": 1.0, "component_saturated_other_levelled_off": 1.0,
     "eval_not_transferring": 1.0, "eval_plateau": 1.0, "length_at_cap_from_start": 1.0, "task_component_flat": 1.0,
-    "critic_not_learning": 1.0,
+    "critic_not_learning": 1.0, "reward_no_progress": 1.0,
 }
 # These only argue for stopping while reward is not improving: with reward rising they are risks to watch.
 SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation", "length_at_cap_from_start"})
 # A cap too tight from the very start only says the run is spent when reward never improved under it: a run
 # whose reward rose and holds is learning, truncated or not (a risk to watch).
-SPENT_UNLESS_NEVER_IMPROVED = frozenset({"length_at_cap_from_start"})
+SPENT_UNLESS_NEVER_IMPROVED = frozenset({"length_at_cap_from_start", "reward_no_progress"})
+# A reward back where it started says the run is spent only after a long stretch: early runs deserve patience.
+LONG_FLAT_POINTS = 400
+LONG_FLAT_PROGRESS = 0.4
 # A critic that never learnt feeds the policy noise: that run is spent as configured, unless it learns anyway (the
 # held-out eval moved up, or the reward clearly rose), in which case it is a risk to watch.
 SPENT_UNLESS_LEARNING = frozenset({"critic_not_learning"})
@@ -124,7 +127,9 @@ def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
     e = d.eval
     if _kind(finding) not in REWARD_TRAJECTORY or e.now_step is None or not finding.steps:
         return False
-    at_best = any(f.kind in ("eval_at_best", "eval_holding") for f in e.findings)
+    # ...and only when no held-out series is falling: one task of a mix collapsing is not vouched for by another.
+    at_best = any(f.kind in ("eval_at_best", "eval_holding") for f in e.findings) and not any(
+        f.kind == "eval_declining" for f in e.findings)
     # An eval that never rose vouches for nothing: holding a level the run started at is not health.
     curve = d.signals.get(f"eval/{e.metric}")
     learned = curve is not None and e.now is not None and e.now - curve.start > 2 * curve.noise
@@ -134,6 +139,16 @@ def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
     last = d.run.last_step or 0
     cadence = (curve.last_step - curve.first_step) / max(1, curve.points - 1)
     return last - e.now_step <= max(0.1 * last, cadence)
+
+
+def _warming_up(d: Diagnostics) -> bool:
+    """Whether the learning rate is still climbing (warm-up).
+
+    A sag in the training reward then is the step size changing under the policy, not yet the model getting
+    worse; only a breakage or a held-out decline says more.
+    """
+    lr = d.signals.get("lr")
+    return lr is not None and lr.trend == "rising" and lr.now > 2 * lr.start > 0
 
 
 def _never_improved(d: Diagnostics) -> bool:
@@ -159,6 +174,15 @@ def _never_improved(d: Diagnostics) -> bool:
     return False
 
 
+def _long_run(d: Diagnostics) -> bool:
+    """Long enough that a reward still where it started is an answer, not impatience."""
+    curve = d.signals.get(d.reward.metric or "")
+    if curve is None:
+        return False
+    progress = d.run.progress or 0.0
+    return curve.points >= LONG_FLAT_POINTS or (progress >= LONG_FLAT_PROGRESS and curve.points >= EARLY_POINTS * 6)
+
+
 def _learning_anyway(d: Diagnostics) -> bool:
     """The held-out eval moved up and holds, or the reward rose clearly since the start."""
     if any(c.moved and c.decline_noise < 2.0 for c in d.eval.curves):
@@ -171,7 +195,8 @@ def _sort(d: Diagnostics) -> _Weighed:
     degradation, spent, setup, diverged, other = [], [], [], [], []
     for f in d.findings:
         kind = _kind(f)
-        if _eval_vouches(d, f):
+        if _eval_vouches(d, f) or (d.best_checkpoint.breakage_overruled and breakage_kind(f) in OVERRULED_BY_EVAL) or (
+                _kind(f) in REWARD_TRAJECTORY and _warming_up(d)):
             other.append(f)  # a risk to watch, not a reason to throw steps away
         elif kind in SETUP_FAILURE:
             setup.append(f)
@@ -183,6 +208,7 @@ def _sort(d: Diagnostics) -> _Weighed:
                 kind in SPENT_UNLESS_IMPROVING and (d.reward.trend == "rising" or (f.severity == "watch"
                                                     and kind == "length_truncation"))) and not (
                 kind in SPENT_UNLESS_NEVER_IMPROVED and not _never_improved(d)) and not (
+                kind == "reward_no_progress" and (not _long_run(d) or _learning_anyway(d))) and not (
                 kind in SPENT_UNLESS_LEARNING and _learning_anyway(d)):
             spent.append(f)
         elif f.severity in ("warning", "critical"):
@@ -213,12 +239,20 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
 
 
 def _worth_extending(d: Diagnostics) -> bool:
-    """Whether a finished run should be extended: only while it climbs at full pace.
+    """Whether a finished run should be extended: only while it still climbs at full pace.
 
     A rise that is slowing down (the latest third under half the middle third's rate) has reached diminishing
-    returns, and the final weights are the ones to keep.
+    returns, and with a held-out eval the eval must still be setting clear new highs; otherwise the final weights
+    are the ones to keep.
     """
-    return _still_improving(d) and not d.reward.slowing
+    if not _still_improving(d) or d.reward.slowing:
+        return False
+    if d.reward.metric == "pref_margin":
+        return False  # preference training on fixed pairs: a further epoch memorises them (the DPO card)
+    # With a held-out eval, it must still be setting clear new highs: a training reward (or a preference margin,
+    # which keeps widening as a model overfits its pairs) can climb on after what is wanted has stopped improving.
+    curve = d.eval.curves[0] if d.eval.curves else None
+    return curve is None or curve.points < 4 or (curve.new_high_noise >= 1.0 and not curve.slowing)
 
 
 def _eval_stands_still(d: Diagnostics) -> EvalCurve | None:
@@ -368,6 +402,14 @@ def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
         actions = ["Keep the current checkpoint (nothing later will be better while the critic is broken).",
                    "Check the critic's learning rate and warm-up (critic_warmup), value clipping and the value head "
                    "before training further."]
+    elif "reward_no_progress" in kinds:
+        steps = (d.run.last_step or 0) - (d.signals[d.reward.metric or ""].first_step if d.reward.metric in d.signals
+                                          else 0)
+        headline = (f"Stop: after {steps} steps {d.reward.metric} is where it started and never rose on the way; the "
+                    "run is not learning, and more steps of the same setup will not change that.")
+        actions = ["Keep the current checkpoint (no step is better than the start).",
+                   "Check the setup before training further: the learning rate (too low to move the policy?), the "
+                   "reward (does it ever separate good completions from bad?), and prompt difficulty."]
     elif "task_component_flat" in kinds:
         headline = ("Stop: the reward component that says the task was solved has not moved over the whole run; the "
                     "total moves only on its other parts, so more steps will not teach the task.")
@@ -425,10 +467,14 @@ def _finished_on_plateau(d: Diagnostics, w: _Weighed) -> Verdict:
         headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and held-out {curve.metric} has "
                     f"not improved on its best ({num(curve.peak)} at step {curve.peak_step}) since; keep the final "
                     "weights.")
-    elif _still_improving(d):
+    elif r.trend == "rising" and r.slowing:
         headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and the rise of {metric} has "
                     f"slowed to under half its earlier rate ({num(r.now)} now): more steps would buy little; keep the "
                     "final weights.")
+    elif _still_improving(d):
+        headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and {metric} ends at its best "
+                    f"({num(r.now)}) without a rise the noise can show: no case for extending it; keep the final "
+                    "weights.")
     else:
         headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and {metric} is no longer "
                     f"improving{where} ({num(r.now)} now); keep the final weights.")
