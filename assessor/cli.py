@@ -14,6 +14,7 @@ from assessor.errors import AssessorError
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
+EXIT_INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -88,17 +89,23 @@ def assess(ctx: click.Context, run_dir: Path, judge_spec: str, fmt: str, out_dir
         # A page printed to stdout still embeds its figures: draw them in a scratch folder.
         plot_dir = out_dir or (Path(scratch) if fmt == "html" and not no_plots else None)
         assessment = assess_run(run_dir, judge_spec, plot_dir, plots=not no_plots, images=not no_images)
-        if judge_spec == "auto":
+        if assessment.judge_fallback:
+            click.echo(f"judge: rules ({assessment.judge_fallback})", err=True)
+        elif judge_spec == "auto":
             click.echo(f"judge: {assessment.judge} ({_auto_judge_reason()})", err=True)
         written: list[Path | str] = [*write_reports(assessment, out_dir), *assessment.plots] if out_dir else []
+        # With --out the files are the output: stdout keeps only what a pipe needs (the JSON contract; no second
+        # copy of a page already in DIR), and "Wrote: ..." goes to stderr (the text report ends with it instead).
         if fmt == "json":
             click.echo(contract_json(assessment))
-        elif fmt == "markdown":
+        elif fmt == "markdown" and out_dir is None:
             click.echo(render_markdown(assessment), nl=False)
-        elif fmt == "html":
+        elif fmt == "html" and out_dir is None:
             click.echo(render_html(assessment), nl=False)
-        else:
+        elif fmt == "text":
             render_assessment(assessment, _console(), written)
+        if fmt != "text" and written:
+            click.echo(f"Wrote: {', '.join(str(p) for p in written)}", err=True)
     ctx.exit(assessment.exit_code)
 
 
@@ -262,8 +269,14 @@ def watch(ctx: click.Context, run_dir: Path, every: str, notify: tuple[str, ...]
         outcome = watcher.check()
         for reason in outcome.reasons:
             click.echo(f"watch: {reason}", err=True)
-    summary = watcher.summary() if once else watcher.run()
-    click.echo(f"watch: {summary.line()}", err=True)
+    interrupted = False
+    try:
+        summary = watcher.summary() if once else watcher.run()
+    except KeyboardInterrupt:  # Ctrl-C ends a looping watch; its counters are what the user asked for
+        summary, interrupted = watcher.summary(), True
+    click.echo(f"watch: {summary.line()}" + ("; interrupted (Ctrl-C)" if interrupted else ""), err=True)
+    if interrupted:
+        ctx.exit(EXIT_INTERRUPTED)
     ctx.exit(summary.last.exit_code if once and summary.last else 0)
 
 def _auto_judge_reason() -> str:

@@ -248,7 +248,11 @@ class Watcher:
         self._sleep = sleep
         self._warn = warn or _to_stderr
         self.judge = judge_factory(config.judge)
-        self.llm_judge = judge_factory(config.llm_judge) if config.llm_judge else None
+        self.llm_judge: Judge | None = None
+        if config.llm_judge:
+            # Errors about the LLM judge name the option it came from.
+            self.llm_judge = (get_judge(config.llm_judge, flag="--llm-judge") if judge_factory is get_judge
+                              else judge_factory(config.llm_judge))
         self.state_path = config.state_path or default_state_path(config.run_dir)
         self.state = load_state(self.state_path, config.run_dir)
         self.cache = IngestCache()
@@ -341,7 +345,10 @@ class Watcher:
     def _assess(self, run: Run, reasons: list[str]) -> tuple[Assessment, bool]:
         """The cheap judge's assessment, or the LLM's (new on material change, else its last one reused)."""
         out_dir = self.config.out_dir
-        cheap = assess_run(run, self.judge, out_dir=out_dir)
+        # `--judge auto` chose an LLM only because a key is set: while its API is down, the rules judge decides.
+        cheap = assess_run(run, self.judge, out_dir=out_dir, fall_back_to_rules=self.config.judge == "auto")
+        if cheap.judge_fallback:
+            reasons.append(f"judge: rules ({cheap.judge_fallback}); will ask again next check")
         parts = material_digest(cheap.diagnostics, cheap.verdict.decision)
         digest = digest_of(parts)
         self.state.digest = digest
