@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -138,7 +139,9 @@ def prompt(run_dir: Path, out_dir: Path, judge_spec: str, no_images: bool) -> No
 @click.option("--subset", type=click.Choice(["all", "fast", "synthetic", "real"]), default="all", show_default=True,
               help="fast: cases tagged fast plus one synthetic case per pattern.")
 @click.option("--case", "names", multiple=True, metavar="GLOB",
-              help="Only cases whose name matches; `!GLOB` leaves cases out; repeatable.")
+              help="Only cases whose name or set (case file: real_runs, holdout2, ...) matches; `!GLOB` leaves "
+              "them out; repeatable.")
+@click.option("--verbose", is_flag=True, help="List every case left out, with the reason.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               help="Also write eval.md and eval.json here.")
@@ -163,16 +166,18 @@ def prompt(run_dir: Path, out_dir: Path, judge_spec: str, no_images: bool) -> No
 def eval_(ctx: click.Context, source: Path, judge_specs: tuple[str, ...], baselines: tuple[str, ...], subset: str,
           names: tuple[str, ...], fmt: str, out_dir: Path | None, cassettes: Path | None, record: bool,
           replay_llm: bool, delay_points: int, cache_dir: Path | None, no_images: bool, prices: tuple[str, ...],
-          check_floor: Path | None, write_floor: Path | None, export_dir: Path | None) -> None:
+          check_floor: Path | None, write_floor: Path | None, export_dir: Path | None, verbose: bool) -> None:
     """Score judges on the labelled cases in SOURCE (a folder of case files, or one file) [default: evals]."""
     from assessor.evals import harness
     from assessor.evals.report import progress_bar, render_json, render_markdown, write_reports
 
+    left_out = _LeftOut(verbose)
     if export_dir is not None:
         from assessor.evals.harness.export import export_prompts
 
         written = export_prompts(source, export_dir, subset=subset, names=names, cache_dir=cache_dir,
-                                 images=not no_images, warn=lambda m: click.echo(m, err=True))
+                                 images=not no_images, warn=left_out)
+        left_out.summarise()
         click.echo(f"wrote the prompts of {len(written)} cases to {export_dir}/<case>/", err=True)
         return
 
@@ -182,7 +187,8 @@ def eval_(ctx: click.Context, source: Path, judge_specs: tuple[str, ...], baseli
                                   record=record, replay_llm=replay_llm, images=not no_images)
     with progress_bar() as bar:
         report = harness.run_eval(source, judges, subset=subset, names=names, cache_dir=cache_dir,
-                                  delay_count=delay_points, progress=bar, warn=lambda m: click.echo(m, err=True))
+                                  delay_count=delay_points, progress=bar, warn=left_out)
+    left_out.summarise()
     if floor is not None:
         report.floor = harness.check_floor(report, floor)
     if write_floor is not None:
@@ -194,6 +200,53 @@ def eval_(ctx: click.Context, source: Path, judge_specs: tuple[str, ...], baseli
     if report.floor is not None:
         click.echo(report.floor.message, err=True)
         ctx.exit(0 if report.floor.passed else 1)
+
+
+class _LeftOut:
+    """What `eval` leaves out: runs not on this machine yet are one line per command that brings them; the rest listed.
+
+    Real runs kept out of the repository by their licence say `fetch it with ...`; holdout runs, which their set's
+    script writes, say `write the runs with ...` (see `assessor.evals.harness.loading.locate_runs`).
+    """
+
+    _FIX = re.compile(r"(?:fetch it|write the runs) with `([^`]+)`$")
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.by_fix: dict[str, int] = {}
+
+    def __call__(self, message: str) -> None:
+        fix = self._FIX.search(message)
+        if fix is None or self.verbose:
+            click.echo(message, err=True)
+        else:
+            self.by_fix[fix.group(1)] = self.by_fix.get(fix.group(1), 0) + 1
+
+    def summarise(self) -> None:
+        if self.by_fix:
+            fixes = "; ".join(f"{count} by `{command}`" for command, count in self.by_fix.items())
+            total = sum(self.by_fix.values())
+            click.echo(f"left out {total} cases whose runs are not on this machine yet (brought here {fixes}); "
+                       "--verbose lists them", err=True)
+
+
+@cli.command("fetch-real-runs")
+@click.argument("source", default="evals", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--run", "names", multiple=True, metavar="NAME", help="Only this run; repeatable [default: all].")
+@click.option("--mirror", metavar="URL", help="A copy of the team's real-runs folder served as URL/<run>/<file>; "
+              "needed for files the team wrote (transcriptions), which are published nowhere upstream.")
+@click.pass_context
+def fetch_real_runs(ctx: click.Context, source: Path, names: tuple[str, ...], mirror: str | None) -> None:
+    """Fetch the real runs of the eval set that the repository may not hold into SOURCE/real-runs/.
+
+    Every file is checked against the sha256 in SOURCE/real-runs/manifest.yaml; a run with any file that differs
+    is refused. Runs already here (committed, fetched before, or in ../shared/real-runs) are left alone.
+    """
+    from assessor.evals.real_runs import FOLDER, fetch
+
+    report = fetch(source / FOLDER, names=names, mirror=mirror, say=lambda m: click.echo(m, err=True))
+    click.echo(report.line(), err=True)
+    ctx.exit(1 if report.failed else 0)
 
 
 @cli.group()

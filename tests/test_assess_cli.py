@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import shutil
+import socket
 
 import pytest
 

@@ -213,10 +213,11 @@ def test_a_run_that_rose_is_not_called_converged_until_its_plateau_is_shown(tmp_
 
 
 def test_dpo_blind_spots_fit_preference_training_and_kl_is_said_once(tmp_path):
+    from rich.console import Console
+
     from assessor.pipeline import assess_run
     from assessor.report.assessment_text import render_assessment
     from assessor.report.markdown import render_markdown
-    from rich.console import Console
 
     run = make_run(tmp_path, loss=np.log(2) * np.exp(-STEPS / 200) + ar1(28, N, 0.3, 0.01),
                    rewards__margins=rising(3.0, 150) + ar1(29, N, 0.3, 0.05),

@@ -43,18 +43,17 @@ def resolve_judge_name(spec: str, env: Mapping[str, str] | None = None) -> str:
     return "rules"
 
 
-def get_judge(
-    spec: str = "auto", env: Mapping[str, str] | None = None, *, flag: str = "--judge", **options: object,
-) -> Judge:
+def get_judge(spec: str = "auto", env: Mapping[str, str] | None = None, **options: object) -> Judge:
     """The judge named by `spec` (`rules`, `fake`, `anthropic[:MODEL]`, `openai[:MODEL]`, `verdicts:DIR`, `auto`).
 
     `options` go to the provider's `make` (e.g. `images=False` for LLM judges); judges ignore what they
-    do not use. `flag` is the option the user named the judge with, for the error messages.
+    do not use; `flag` (default `--judge`) is the option the user named the judge with, for the error messages.
 
     Raises:
         ConfigError: unknown name, or a provider whose API key variable is not set.
     """
     env = os.environ if env is None else env
+    flag = str(options.pop("flag", "--judge"))
     name, _, model = resolve_judge_name(spec, env).partition(":")
     if name not in JUDGES:
         raise ConfigError(f"unknown judge {spec!r}; use one of auto, {', '.join(JUDGES)} (e.g. anthropic:MODEL)")
