@@ -24,15 +24,32 @@ def cli() -> None:
     """Read RL post-training runs and say: continue, stop, or roll back."""
 
 
+_RUN_HELP = "A run directory or log file, or mlflow://HOST:PORT/RUN_ID (a run on an MLflow tracking server)."
+_TRACKING = click.option("--tracking-uri", metavar="URL", help="Read RUN_DIR as a run id on this MLflow tracking "
+                         "server (http(s)://HOST:PORT); needs the mlflow extra.")
+
+
+def _run_source(run_dir: str, tracking_uri: str | None) -> str | Path:
+    """A tracking server's run (`mlflow://...`, kept as text) or a path on disk."""
+    from assessor.ingest.mlflow_server import is_tracking_uri, tracking_source
+
+    source = tracking_source(run_dir, tracking_uri)
+    return source if is_tracking_uri(source) else Path(source)
+
+
 @cli.command()
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run_dir")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def inspect(run_dir: Path, fmt: str) -> None:
-    """Show what was read from RUN_DIR: sources, metrics, checkpoints, GPU telemetry, facts, warnings."""
+@_TRACKING
+def inspect(run_dir: str, fmt: str, tracking_uri: str | None) -> None:
+    """Show what was read from RUN_DIR: sources, metrics, checkpoints, GPU telemetry, facts, warnings.
+
+    RUN_DIR may also be mlflow://HOST:PORT/RUN_ID, a run on an MLflow tracking server.
+    """
     from assessor import inspect_run, load_run
     from assessor.report.inspect_text import render_inspection
 
-    report = inspect_run(load_run(run_dir))
+    report = inspect_run(load_run(_run_source(run_dir, tracking_uri)))
     if fmt == "json":
         click.echo(report.model_dump_json(indent=2))
     else:
@@ -67,7 +84,7 @@ def diagnose(run_dir: Path, fmt: str, out_dir: Path | None, no_plots: bool) -> N
 
 
 @cli.command()
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run_dir")
 @click.option("--judge", "judge_spec", default="auto", show_default=True, metavar="auto|rules|anthropic[:MODEL]|"
               "openai[:MODEL]|fake|verdicts:DIR", help="Who decides; auto: Anthropic, else OpenAI if its key is set, "
               "else rules; verdicts:DIR reads DIR/<run name>/verdict.json.")
@@ -77,10 +94,14 @@ def diagnose(run_dir: Path, fmt: str, out_dir: Path | None, no_plots: bool) -> N
               help="Also write report.html, report.md, verdict.json and the plots here.")
 @click.option("--no-plots", is_flag=True, help="Do not render plots.")
 @click.option("--no-images", is_flag=True, help="Do not send the dashboard image to an LLM judge.")
+@_TRACKING
 @click.pass_context
-def assess(ctx: click.Context, run_dir: Path, judge_spec: str, fmt: str, out_dir: Path | None, no_plots: bool,
-           no_images: bool) -> None:
-    """Decide whether RUN_DIR should continue, stop or roll back. Exit code 0 continue, 10 stop, 11 rollback."""
+def assess(ctx: click.Context, run_dir: str, judge_spec: str, fmt: str, out_dir: Path | None, no_plots: bool,
+           no_images: bool, tracking_uri: str | None) -> None:
+    """Decide whether RUN_DIR should continue, stop or roll back. Exit code 0 continue, 10 stop, 11 rollback.
+
+    RUN_DIR may also be mlflow://HOST:PORT/RUN_ID, a run on an MLflow tracking server.
+    """
     from assessor.pipeline import assess as assess_run
     from assessor.report.assessment_text import contract_json, render_assessment
     from assessor.report.html import render_html, write_reports
@@ -89,7 +110,8 @@ def assess(ctx: click.Context, run_dir: Path, judge_spec: str, fmt: str, out_dir
     with tempfile.TemporaryDirectory(prefix="assessor-") as scratch:
         # A page printed to stdout still embeds its figures: draw them in a scratch folder.
         plot_dir = out_dir or (Path(scratch) if fmt == "html" and not no_plots else None)
-        assessment = assess_run(run_dir, judge_spec, plot_dir, plots=not no_plots, images=not no_images)
+        assessment = assess_run(_run_source(run_dir, tracking_uri), judge_spec, plot_dir, plots=not no_plots,
+                                images=not no_images)
         if assessment.judge_fallback:
             click.echo(f"judge: rules ({assessment.judge_fallback})", err=True)
         elif judge_spec == "auto":
@@ -281,18 +303,22 @@ def slack_post(ctx: click.Context, run_dir: Path, channel: str, judge_spec: str,
               help="A folder of runs; runs are named relative to it. Repeatable.")
 @click.option("--judge", "judge_spec", default="auto", show_default=True, metavar="auto|rules|anthropic[:MODEL]|"
               "openai[:MODEL]|fake", help="Who decides, as for `assessor assess`.")
-def slack_bot(roots: tuple[Path, ...], judge_spec: str) -> None:
+@click.option("--mlflow-server", "tracking_servers", multiple=True, metavar="URL",
+              help="An MLflow tracking server (http://HOST:PORT) whose runs may be named as mlflow://HOST:PORT/RUN_ID; "
+              "repeatable; none by default.")
+def slack_bot(roots: tuple[Path, ...], judge_spec: str, tracking_servers: tuple[str, ...]) -> None:
     """Answer `assess <run>`, `status`, `watch <run> every 2h`, `unwatch <run>` in Slack (Socket Mode).
 
     Needs SLACK_BOT_TOKEN (xoxb-…) and SLACK_APP_TOKEN (xapp-…).
     """
     from assessor.integrations.slack_bot import serve
 
-    serve(list(roots), judge=judge_spec, on_ready=lambda line: click.echo(line, err=True))
+    serve(list(roots), judge=judge_spec, on_ready=lambda line: click.echo(line, err=True),
+          tracking_servers=tracking_servers)
 
 
 @cli.command()
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run_dir")
 @click.option("--every", default="15m", show_default=True, metavar="DURATION",
               help="Time between checks: 90s, 15m, 2h, 1d.")
 @click.option("--notify", "notify", multiple=True, metavar="stdout|slack:CHANNEL|webhook:URL",
@@ -308,15 +334,19 @@ def slack_bot(roots: tuple[Path, ...], judge_spec: str) -> None:
               help="End the watch after this long without a new step.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               help="Write the reports and plots of each check here.")
+@_TRACKING
 @click.pass_context
-def watch(ctx: click.Context, run_dir: Path, every: str, notify: tuple[str, ...], judge_spec: str,
+def watch(ctx: click.Context, run_dir: str, every: str, notify: tuple[str, ...], judge_spec: str,
           llm_judge: str | None, heartbeat: str | None, state_path: Path | None, once: bool, idle_timeout: str,
-          out_dir: Path | None) -> None:
-    """Check RUN_DIR every so often; notify when the verdict changes; end when the run ends."""
+          out_dir: Path | None, tracking_uri: str | None) -> None:
+    """Check RUN_DIR every so often; notify when the verdict changes; end when the run ends.
+
+    RUN_DIR may also be mlflow://HOST:PORT/RUN_ID, a run on an MLflow tracking server.
+    """
     from assessor.integrations.watch import make_watcher
 
-    watcher = make_watcher(run_dir, every=every, notify=notify or ("stdout",), judge=judge_spec,
-                           llm_judge=llm_judge, heartbeat=heartbeat, state_path=state_path,
+    watcher = make_watcher(_run_source(run_dir, tracking_uri), every=every, notify=notify or ("stdout",),
+                           judge=judge_spec, llm_judge=llm_judge, heartbeat=heartbeat, state_path=state_path,
                            idle_timeout=idle_timeout, out_dir=out_dir)
     if once:
         outcome = watcher.check()

@@ -74,7 +74,7 @@ def assess_run(
     if verdict.rollback_step is not None and plots and out_dir is not None and written:
         _mark_rollback(run, diagnostics, verdict, out_dir)
     return Assessment(
-        run=run.name, path=str(run.path), framework=run.facts.framework, algorithm=run.facts.algorithm,
+        run=run.name, path=run.where, framework=run.facts.framework, algorithm=run.facts.algorithm,
         last_step=run.last_step, judge=chosen.name, verdict=verdict, diagnostics=diagnostics,
         plots=[str(p) for p in written] if out_dir is not None else [], usage=result.usage, judge_fallback=fallback,
     )

@@ -64,7 +64,7 @@ class _Model(BaseModel):
 class WatchConfig(_Model):
     """What to watch and how."""
 
-    run_dir: Path = Field(description="The run directory (or log file).")
+    run_dir: Path | str = Field(description="The run directory (or log file), or `mlflow://HOST:PORT/RUN_ID`.")
     every: float = Field(900.0, gt=0, description="Seconds between checks.")
     judge: str = Field("rules", description="The judge used at every check.")
     llm_judge: str | None = Field(None, description="e.g. `anthropic:MODEL`: called only on material change.")
@@ -166,11 +166,11 @@ class WatchSummary:
         return text + (f"; ended: {self.ended}" if self.ended else "")
 
 
-def default_state_path(run_dir: Path, env: Mapping[str, str] | None = None) -> Path:
+def default_state_path(run_dir: Path | str, env: Mapping[str, str] | None = None) -> Path:
     """`$XDG_STATE_HOME/assessor/watch/<sha256 of the resolved run path, 16 hex>.json` (~/.local/state)."""
     env = os.environ if env is None else env
     base = Path(env["XDG_STATE_HOME"]) if env.get("XDG_STATE_HOME") else Path.home() / ".local" / "state"
-    key = hashlib.sha256(str(run_dir.expanduser().resolve()).encode("utf-8")).hexdigest()[:16]
+    key = hashlib.sha256(_run_key(run_dir).encode("utf-8")).hexdigest()[:16]
     return base / "assessor" / "watch" / f"{key}.json"
 
 
@@ -259,6 +259,7 @@ class Watcher:
         self.last: CheckOutcome | None = None
         self._assessment: Assessment | None = None  # the latest one, reused while nothing new arrives
         self._checkpoints: list[Checkpoint] = []  # a checkpoint of weights only changes no file the cache reads
+        self._remote_seen: tuple[int, int | None] | None = None  # rows and last step of a tracking server's run
 
     def check(self) -> CheckOutcome:
         """One check: read what is new, assess if anything is, notify if the verdict moved; save the state."""
@@ -280,7 +281,11 @@ class Watcher:
             state.last_new_step_at = now
         reasons: list[str] = []
         llm_called = False
-        if self._assessment is not None and not self.cache.stats.changed and run.checkpoints == self._checkpoints:
+        changed = self.cache.stats.changed
+        if isinstance(self.config.run_dir, str):  # a tracking server's run: read whole each time, compare its size
+            seen, self._remote_seen = self._remote_seen, (len(run.metrics), step)
+            changed = seen != self._remote_seen
+        if self._assessment is not None and not changed and run.checkpoints == self._checkpoints:
             assessment = self._assessment
             reasons.append(f"nothing new since step {step}; kept the last verdict")
         else:
@@ -429,7 +434,7 @@ class Watcher:
 
 
 def make_watcher(
-    run_dir: Path, *, every: str, notify: Sequence[str] = ("stdout",), judge: str = "rules",
+    run_dir: Path | str, *, every: str, notify: Sequence[str] = ("stdout",), judge: str = "rules",
     llm_judge: str | None = None, heartbeat: str | None = None, state_path: Path | None = None,
     idle_timeout: str | None = "6h", out_dir: Path | None = None,
 ) -> Watcher:
@@ -449,13 +454,18 @@ def make_watcher(
     return Watcher(config, notifiers_from(notify))
 
 
-def load_state(path: Path, run_dir: Path) -> WatchState:
+def _run_key(run_dir: Path | str) -> str:
+    """The resolved run path, or a tracking server's run address as given."""
+    return run_dir if isinstance(run_dir, str) else str(run_dir.expanduser().resolve())
+
+
+def load_state(path: Path, run_dir: Path | str) -> WatchState:
     """The state saved at `path`, or a fresh one when there is none.
 
     Raises:
         ConfigError: the file is not a watch state, is from a newer version, or belongs to another run.
     """
-    run_path = str(run_dir.expanduser().resolve())
+    run_path = _run_key(run_dir)
     if not path.exists():
         return WatchState(run_path=run_path)
     try:
