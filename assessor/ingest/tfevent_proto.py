@@ -15,7 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import (  # type: ignore[import-untyped,unused-ignore]
+    descriptor_pb2,
+    descriptor_pool,
+    message_factory,
+)
 
 _PACKAGE = "assessor.tfevent"
 _F = descriptor_pb2.FieldDescriptorProto
