@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
 from tests.conftest import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -23,11 +21,12 @@ def test_the_readme_needs_nothing_outside_the_repository():
     assert missing == []
 
 
-def test_the_design_copy_is_the_teams_when_both_are_here():
+def test_the_design_is_in_the_repository_and_is_the_teams_copy():
+    design = (REPO / "docs" / "DESIGN.md").read_text(encoding="utf-8")
+    assert "## " in design and "rollback" in design  # the contracts the README points to
     shared = REPO.parent / "shared" / "DESIGN.md"
-    if not shared.is_file():
-        pytest.skip("the team's DESIGN.md is not beside the repository; docs/DESIGN.md is the copy")
-    assert (REPO / "docs" / "DESIGN.md").read_text(encoding="utf-8") == shared.read_text(encoding="utf-8")
+    if shared.is_file():  # beside the team's folder, the copy must not have drifted from it
+        assert design == shared.read_text(encoding="utf-8")
 
 
 def rules(name: str) -> dict:
