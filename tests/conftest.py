@@ -5,14 +5,16 @@ from pathlib import Path
 
 import pytest
 
-from assessor.evals.real_runs import FETCH_COMMAND, MANIFEST, locate, read_manifest
+from assessor.evals.real_runs import MANIFEST as MANIFEST_FILE
+from assessor.evals.real_runs import locate, missing_reason, read_manifest
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 # The eval set's real runs: the Apache-2.0 ones are committed here; the others are fetched here
 # (`assessor fetch-real-runs`) or read from the team's copy, ../shared/real-runs, when it sits beside the repository.
 REAL_RUNS_FOLDER = REPO / "evals" / "real-runs"
-REAL_RUN_NAMES = [run.name for run in read_manifest(REAL_RUNS_FOLDER / MANIFEST).runs]
+MANIFEST = read_manifest(REAL_RUNS_FOLDER / MANIFEST_FILE)
+REAL_RUN_NAMES = [run.name for run in MANIFEST.runs]
 
 
 class RealRuns:
@@ -21,7 +23,8 @@ class RealRuns:
     def __truediv__(self, name: str) -> Path:
         found = locate(REAL_RUNS_FOLDER, name)
         if found is None:
-            pytest.skip(f"real run {name} is not on this machine; fetch it with `{FETCH_COMMAND}`")
+            run = MANIFEST.get(name)
+            pytest.skip(f"real run {name}: {missing_reason(run)}" if run else f"no real run {name} in the manifest")
         return found
 
     def iterdir(self) -> Iterator[Path]:

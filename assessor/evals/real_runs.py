@@ -116,6 +116,9 @@ def missing_reason(run: RealRun) -> str:
     """What to do about a run that is not on this machine."""
     if run.in_repository:
         return f"{run.name} belongs in the repository ({FOLDER}/{run.name}); restore it with `git checkout`"
+    if any(item.url is None for item in run.files):  # files the collecting team wrote are published nowhere else
+        return (f"not in the repository (licence: {run.licence}), and partly written by the team that collected it; "
+                f"fetch it with `{FETCH_COMMAND} --mirror URL`")
     return f"not in the repository (licence: {run.licence}); fetch it with `{FETCH_COMMAND}`"
 
 
