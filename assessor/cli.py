@@ -12,6 +12,7 @@ import click
 from rich.console import Console
 
 from assessor.errors import AssessorError
+from assessor.printable import json_text, one_line
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
@@ -51,7 +52,7 @@ def inspect(run_dir: str, fmt: str, tracking_uri: str | None) -> None:
 
     report = inspect_run(load_run(_run_source(run_dir, tracking_uri)))
     if fmt == "json":
-        click.echo(report.model_dump_json(indent=2))
+        click.echo(json_text(report.model_dump_json(indent=2)))
     else:
         render_inspection(report, _console())
 
@@ -78,7 +79,7 @@ def diagnose(run_dir: Path, fmt: str, out_dir: Path | None, no_plots: bool) -> N
         if not no_plots:
             render_plots(run, diagnostics, out_dir)
     if fmt == "json":
-        click.echo(diagnostics.model_dump_json(indent=2))
+        click.echo(json_text(diagnostics.model_dump_json(indent=2)))
     else:
         render_diagnostics(diagnostics, _console())
 
@@ -293,8 +294,8 @@ def slack_post(ctx: click.Context, run_dir: Path, channel: str, judge_spec: str,
 
     assessment, posted = post_run(run_dir, channel, judge=judge_spec, out_dir=out_dir, report_url=report_url,
                                   images=not no_images)
-    click.echo(f"posted {assessment.verdict.decision} for {assessment.run} to {posted.channel} (ts {posted.ts}"
-               f"{', with the dashboard' if posted.file_id else ''})")
+    click.echo(f"posted {assessment.verdict.decision} for {one_line(assessment.run)} to {posted.channel} "
+               f"(ts {posted.ts}{', with the dashboard' if posted.file_id else ''})")
     ctx.exit(assessment.exit_code)
 
 
@@ -351,13 +352,13 @@ def watch(ctx: click.Context, run_dir: str, every: str, notify: tuple[str, ...],
     if once:
         outcome = watcher.check()
         for reason in outcome.reasons:
-            click.echo(f"watch: {reason}", err=True)
+            click.echo(f"watch: {one_line(reason)}", err=True)
     interrupted = False
     try:
         summary = watcher.summary() if once else watcher.run()
     except KeyboardInterrupt:  # Ctrl-C ends a looping watch; its counters are what the user asked for
         summary, interrupted = watcher.summary(), True
-    click.echo(f"watch: {summary.line()}" + ("; interrupted (Ctrl-C)" if interrupted else ""), err=True)
+    click.echo(f"watch: {one_line(summary.line())}" + ("; interrupted (Ctrl-C)" if interrupted else ""), err=True)
     if interrupted:
         ctx.exit(EXIT_INTERRUPTED)
     ctx.exit(summary.last.exit_code if once and summary.last else 0)
@@ -382,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code = cli.main(args=argv, prog_name="assessor", standalone_mode=False)
     except AssessorError as error:
-        click.echo(f"Error: {error}", err=True)
+        click.echo(f"Error: {one_line(error)}", err=True)
         return error.exit_code
     except click.exceptions.Exit as exit_:
         return exit_.exit_code
@@ -396,8 +397,8 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("ASSESSOR_DEBUG"):
             raise
         click.echo(
-            f"Error: internal error ({type(error).__name__}: {error}). Set ASSESSOR_DEBUG=1 for the traceback "
-            "and report it with the command you ran.",
+            f"Error: internal error ({type(error).__name__}: {one_line(error)}). Set ASSESSOR_DEBUG=1 for the "
+            "traceback and report it with the command you ran.",
             err=True,
         )
         return EXIT_INTERNAL

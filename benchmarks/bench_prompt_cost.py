@@ -125,10 +125,18 @@ def main() -> int:
     parser.add_argument("runs", nargs="*", type=Path, default=sorted(p for p in (REPO / "examples").iterdir()
                                                                      if p.is_dir()))
     parser.add_argument("--output-tokens", type=int, default=575)
+    parser.add_argument("--answers", type=Path, help="Take the output size from written answers instead: the median "
+                        "of DIR/*/verdict.json (e.g. blind reads of the exported prompts), counted like the input.")
     parser.add_argument("--claude-factor", type=float, default=1.15)
     parser.add_argument("--json", action="store_true", help="One JSON object per run instead of the table.")
     args = parser.parse_args()
     method, count = counter()
+    if args.answers is not None:
+        sizes = sorted(count(path.read_text(encoding="utf-8")) for path in args.answers.glob("*/verdict.json"))
+        if not sizes:
+            parser.error(f"no */verdict.json under {args.answers}")
+        args.output_tokens = sizes[len(sizes) // 2]
+        print(f"output: median of {len(sizes)} answers in {args.answers}: {args.output_tokens} tokens", file=sys.stderr)
     rows = []
     for run in args.runs:
         try:

@@ -35,3 +35,11 @@ class RealRuns:
 @pytest.fixture
 def real_runs() -> RealRuns:
     return RealRuns()
+
+
+@pytest.fixture(autouse=True)
+def private_cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test's on-disk ingest cache (`assessor watch`) goes to a temporary folder, never ~/.cache."""
+    cache = tmp_path_factory.mktemp("xdg-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    return cache

@@ -284,6 +284,17 @@ def test_delay_replays_with_a_judge_that_reads_the_truncated_last_step(tmp_path:
     assert (summary.cases, summary.detected, summary.mean_delay, summary.false_alarms) == (1, 1, 20.0, 1)
 
 
+def test_a_problem_that_continue_also_answers_has_no_detection_delay(tmp_path: Path) -> None:
+    run = make_run(tmp_path / "r", reward=np.linspace(0, 1, 120))
+    judge = harness.EvalJudge(FakeJudge(respond=lambda request: verdict("continue")), "fake")
+    plateau = harness.LoadedCase(case("plateau", accept=["continue", "stop"], onset_step=60), tmp_path, run)
+    broken = harness.LoadedCase(case("broken", accept=["stop"], onset_step=60), tmp_path, run)
+    first, second = harness.evaluate([plateau, broken], [judge], delay_count=6)["fake"]
+    assert first.delay is None  # nothing to detect: continuing is right too
+    assert second.delay is not None and second.delay.delay is None  # a missed problem that needed action
+    assert harness.summarize_delays([first, second]).missed == ["broken"]
+
+
 def test_expensive_judges_are_not_replayed_and_errors_are_scored_not_raised(tmp_path: Path) -> None:
     run = make_run(tmp_path / "r", reward=np.linspace(0, 1, 60))
 

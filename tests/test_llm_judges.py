@@ -129,7 +129,9 @@ def test_a_valid_verdict_comes_back_with_its_usage(flavour, env, judge_request):
     env.output(valid_verdict())
     judge = make_judge(flavour)
     result = judge.judge(judge_request)
-    assert result.verdict == Verdict.model_validate(valid_verdict())
+    # what the run does not log is filled in from the diagnosis (the model is told to leave it empty)
+    expected = {**valid_verdict(), "could_not_see": judge_request.diagnostics.absent}
+    assert result.verdict == Verdict.model_validate(expected)
     assert result.usage is not None and result.usage.requests == 1
     assert result.usage.input_tokens > 0 and result.usage.output_tokens > 0 and result.usage.latency_s > 0
     (sent,) = env.requests
@@ -495,6 +497,16 @@ def test_anthropic_cache_tokens_are_read_into_usage_and_priced(env, judge_reques
     assert (usage.input_tokens, usage.cached_input_tokens, usage.cache_write_tokens, usage.output_tokens) == (
         12_000, cached, written, 500)
     assert usage.cost_usd == pytest.approx(cost)
+
+
+def test_an_hour_cache_is_asked_for_and_its_writes_priced_at_twice_the_input(env, judge_request):
+    env.output(valid_verdict(), usage=ANTHROPIC_CACHE_WRITE)
+    usage = get_judge("anthropic:claude-sonnet-4-6", cache_ttl="1h").judge(judge_request).usage
+    blocks = env.requests[0].body["system"]
+    assert all(b["cache_control"] == {"type": "ephemeral", "ttl": "1h"} for b in blocks)
+    assert usage is not None and usage.cost_usd == pytest.approx((2_000 * 3 + 10_000 * 6.0 + 500 * 15) / 1e6)
+    with pytest.raises(ConfigError, match="cache_ttl must be one of 5m, 1h"):
+        get_judge("anthropic", cache_ttl="1d")
 
 
 @pytest.mark.parametrize(("flavour", "reply"), [

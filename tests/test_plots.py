@@ -21,6 +21,7 @@ from assessor.plots.style import (
     GPU_PX,
     KL_REWARD_PX,
     MAX_DRAWN,
+    fmt_num,
     make_curve,
     minmax_decimate,
 )
@@ -258,6 +259,26 @@ def test_the_report_dashboard_is_marked_only_after_a_rollback_verdict(tmp_path):
     marked, plain = (tmp_path / "rollback" / "dashboard.png"), (tmp_path / "continue" / "dashboard.png")
     assert png_size(marked) == png_size(plain) == DASHBOARD_PX
     assert marked.read_bytes() != plain.read_bytes()
+
+
+def test_a_decline_draws_the_stretch_means_the_sheet_prints():
+    run = load_run(EXAMPLES / "verl-grpo-gsm8k")
+    diagnostics = diagnose(run)
+    peak, latest = diagnostics.reward.peak_stretch, diagnostics.reward.latest_stretch
+    assert peak is not None and latest is not None
+    texts = figure_texts(dashboard_figure(run, diagnostics))
+    assert f"peak stretch mean {fmt_num(peak.mean)} (steps {peak.first_step}–{peak.last_step})" in texts
+    assert f"latest stretch mean {fmt_num(latest.mean)} (steps {latest.first_step}–{latest.last_step})" in texts
+    # the sheet's decline finding quotes the same stretch and the same two levels
+    finding = next(f for f in diagnostics.reward.findings if f.kind == "reward_peaked_then_declined")
+    assert f"mean of steps {peak.first_step}–{peak.last_step}" in finding.observation
+
+
+def test_a_rising_run_draws_no_stretch_means():
+    run = load_run(EXAMPLES / "trl-grpo-live")
+    diagnostics = diagnose(run)
+    assert diagnostics.reward.peak_stretch is None
+    assert not any("stretch mean" in t for t in figure_texts(dashboard_figure(run, diagnostics)))
 
 
 def figure_title(fig: Figure) -> str:

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from matplotlib.image import imread
 
-from assessor import cli
+from assessor import cli, diagnose, load_run
 from assessor.judge import Verdict, get_judge
 from assessor.judge.export import export_prompt
 from assessor.judge.verdicts import VerdictsJudge
@@ -122,6 +122,18 @@ def test_assess_scores_a_written_verdict_fenced_and_padded(tmp_path, capsys):
     assert contract["judge"] == f"verdicts:{answers}" and contract["decision"] == "rollback"
     assert contract["rollback_step"] == 400 and contract["rollback_checkpoint"] == "checkpoint-400"
     assert contract["usage"] is None
+
+
+@pytest.mark.parametrize("written", [[], ["completion samples: none logged"]])
+def test_an_empty_could_not_see_is_filled_from_the_diagnosis(tmp_path, capsys, written):
+    run = EXAMPLE.parent / "verl-grpo-gsm8k"
+    answers = tmp_path / "answers"
+    write_verdict(answers, run.name, json.dumps({**valid_verdict(), "could_not_see": written}))
+    cli.main(["assess", str(run), "--judge", f"verdicts:{answers}", "--format", "json", "--no-plots"])
+    contract = json.loads(capsys.readouterr().out)
+    absent = diagnose(load_run(run)).absent
+    assert absent and any("reward_std" in item for item in absent)
+    assert contract["could_not_see"] == (written or absent)
 
 
 @pytest.mark.parametrize(("text", "message"), [

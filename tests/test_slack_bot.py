@@ -6,6 +6,7 @@ would deliver (`BoltRequest(mode="socket_mode")`), with its WebClient pointed at
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -119,6 +120,7 @@ def test_resolve_accepts_runs_and_symlinks_inside_the_root(root: Path) -> None:
     (".", "is a run root itself"),
     ("nope", "I found no run `nope` in my run roots. Runs I can see: `grpo-a`, `latest`, `sweep`."),
     ("<!channel>", "I found no run `&lt;!channel&gt;`"),
+    ("grpo-a\x00/etc", "Run names cannot contain a NUL character"),
 ])
 def test_resolve_refuses(root: Path, name: str, reply: str) -> None:
     with pytest.raises(RunNameError) as raised:
@@ -329,7 +331,7 @@ def test_default_watch_factory_runs_a_watcher_thread(
 ) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the watch's state file stays in the test
     shutil.copytree(EXAMPLES / "trl-grpo-live", root / "live")
-    factory = default_watch_factory(slack_client(TOKEN, fake_slack.base_url), "rules")
+    factory = default_watch_factory(slack_client(TOKEN, fake_slack.base_url), "rules", [root])
     watch = factory(root / "live", 7200.0, CHANNEL, MENTION_TS)
     assert isinstance(watch, WatcherThread)
     assert watch.status() == "every 2h, no check yet"
@@ -377,3 +379,53 @@ def test_bot_serves_in_socket_mode_with_the_environment(
     assert app_token == "xapp-1-fake" and app.client.base_url == fake_slack.base_url
     assert "Slack bot ready (judge rules)" in capsys.readouterr().err
     assert {c.method for c in fake_slack.calls} == {"auth.test"}
+
+
+# files that lead out of the roots ----------------------------------------------------------------------------------
+
+
+def leaky_run(root: Path, outside: Path) -> Path:
+    """A run whose own log has 40 steps and whose `metrics.jsonl` links to a 999-step file outside the root."""
+    run = root / "leaky"
+    run.mkdir()
+    outside.mkdir()
+    for path, last in ((run / "inside.jsonl", 40), (outside / "secret.jsonl", 999)):
+        path.write_text("".join(json.dumps({"step": s, "reward": 0.5, "kl": 0.01}) + "\n" for s in range(1, last + 1)),
+                        encoding="utf-8")
+    (run / "metrics.jsonl").symlink_to(outside / "secret.jsonl")
+    return run
+
+
+def test_assess_reads_no_file_that_leads_outside_the_roots(fake_slack: FakeSlack, root: Path,  # noqa: F811
+                                                           tmp_path: Path) -> None:
+    leaky_run(root, tmp_path / "outside")
+    seen: list[Assessment] = []
+
+    def real_assess(run_dir: Path, judge: str, plot_dir: Path) -> Assessment:
+        seen.append(assess(run_dir, judge, plot_dir, plots=False))
+        return seen[-1]
+
+    app = build_app([root], client=slack_client(TOKEN, fake_slack.base_url), judge="rules",
+                    watch_factory=lambda *args: pytest.fail("no watch here"), assess_fn=real_assess)
+    bot = Bot(app=app, server=fake_slack, watches=[], assessed_dirs=[])
+    mention(bot, "assess leaky")
+    replies(bot, 2)
+    (assessment,) = seen
+    assert assessment.last_step == 40  # the 999 steps behind the symlink were not read
+
+
+def test_a_watch_reads_no_file_that_leads_outside_the_roots(
+    fake_slack: FakeSlack, root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,  # noqa: F811
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    run = leaky_run(root, tmp_path / "outside")
+    watch = default_watch_factory(slack_client(TOKEN, fake_slack.base_url), "rules", [root])(
+        run, 7200.0, CHANNEL, MENTION_TS)
+    assert isinstance(watch, WatcherThread)
+    watch.start()
+    fake_slack.wait_for(lambda s: bool(s.calls_to("chat.postMessage")))
+    watch.stop()
+    assert watch.thread is not None
+    watch.thread.join(timeout=10)
+    assert watch.watcher is not None and watch.watcher.last is not None
+    assert watch.watcher.last.assessment is not None and watch.watcher.last.assessment.last_step == 40

@@ -208,3 +208,112 @@ def test_no_finding_on_a_real_run_contradicts_its_numbers(real_runs, folder):
     best = d.best_checkpoint
     if best.best_step is not None and best.breakage_step is not None:
         assert best.best_step < best.breakage_step
+
+
+# --- learning nothing, seen from the task, the eval and the critic
+
+def with_evals(run_dir, name: str, every: int, values: np.ndarray):
+    """Append held-out evaluations `eval_<name>` every `every` steps to a `make_run` log and read it again."""
+    with (run_dir / "log.jsonl").open("a", encoding="utf-8") as log:
+        for k, value in enumerate(values, start=1):
+            log.write(f'{{"step": {k * every}, "eval_{name}": {float(value)}}}\n')
+    return load_run(run_dir)
+
+
+def test_a_task_component_flat_near_its_floor_while_most_groups_score_alike_is_stop(tmp_path):
+    rng = np.random.default_rng(30)
+    fmt = np.clip(0.15 + 0.85 * STEPS / 60, 0, 1) - np.abs(ar1(31, N, 0.3, 0.01))
+    accuracy = rng.binomial(64, 0.03, N) / 64  # a few lucky completions a batch, no trend
+    zero_spread = np.clip(0.85 * np.clip(STEPS / 60, 0, 1) + ar1(32, N, 0.3, 0.03), 0, 1)
+    run = make_run(tmp_path, reward=fmt + accuracy, rewards__format_reward__mean=fmt,
+                   rewards__accuracy_reward__mean=accuracy, frac_reward_zero_std=zero_spread)
+    d = diagnose(run)
+    task = next(f for f in d.findings if f.kind == "task_component_flat")
+    assert "accuracy_reward" in task.observation and "score alike" in task.observation
+    assert verdict(run).decision == "stop"
+
+
+def test_a_zero_reward_run_with_a_few_lucky_batches_is_stopped_not_rolled_back(tmp_path):
+    rng = np.random.default_rng(33)
+    reward = np.where(rng.random(N) < 0.7, 0.0, rng.choice([0.03, 0.06], N))
+    grad = np.where(STEPS <= 20, 0.02, 0.0)
+    v = verdict(make_run(tmp_path, reward=reward, grad_norm=grad))
+    assert v.decision == "stop" and v.rollback_step is None
+    assert any("no learning signal" in e.observation for e in v.evidence)
+
+
+def test_a_finished_run_whose_rise_is_slowing_keeps_its_final_weights(tmp_path):
+    reward = 0.3 + 0.4 * (1 - np.exp(-STEPS / 90)) + ar1(34, N, 0.3, 0.01)
+    run = make_run(tmp_path, reward=reward, config={"max_steps": N})
+    d = diagnose(run)
+    assert d.run.state == "finished" and d.reward.slowing
+    v = verdict(run)
+    assert v.decision == "stop" and "keep the final weights" in v.headline
+
+
+def test_a_held_out_pass_rate_that_stays_put_while_a_0_1_reward_climbs_does_not_transfer(tmp_path):
+    reward = 0.35 + 0.27 * STEPS / N + ar1(35, N, 0.3, 0.03)
+    # 1,000 problems, a pass rate that never moves; noisy enough that its own slope cannot be pinned under 1.5
+    # noise units, but at the top of its band it gained a tenth of what the training reward did
+    accuracy = np.array([0.334, 0.319, 0.314, 0.338, 0.349, 0.35, 0.362, 0.318, 0.32, 0.34, 0.346, 0.311, 0.342,
+                         0.335, 0.35, 0.321])
+    run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 18, accuracy)
+    assert "eval_not_transferring" in {f.kind for f in diagnose(run).findings}
+    assert verdict(run).decision == "stop"
+
+
+def test_the_held_out_task_check_outranks_the_held_out_reward_it_is_part_of(tmp_path):
+    # A reward-model score climbs on held-out prompts too; the exact-match check logged beside it peaks and falls.
+    reward = -0.6 + 3.0 * STEPS / N + ar1(37, N, 0.3, 0.03)
+    run = make_run(tmp_path, reward=reward, checkpoints=(100, 150, 200, 250, 300))
+    rm_score = -0.5 + 3.0 * np.arange(1, 11) / 10
+    exact = np.array([0.30, 0.38, 0.45, 0.51, 0.55, 0.53, 0.49, 0.46, 0.44, 0.43])
+    with_evals(run.path, "rewards/Skywork-RM/mean", 30, rm_score)
+    run = with_evals(run.path, "rewards/exact_match/mean", 30, exact)
+    d = diagnose(run)
+    assert d.eval.metric == "reward_component/exact_match_mean"
+    v = verdict(run)
+    assert v.decision == "rollback" and 120 <= (v.rollback_step or 0) <= 180
+
+
+def test_an_eval_that_rose_then_slid_is_a_decline_not_noise(tmp_path):
+    # Its two slopes are not eval-to-eval noise: the noise is read off second differences.
+    reward = 0.33 + 0.38 * (1 - np.exp(-STEPS / 120)) + ar1(38, N, 0.3, 0.01)
+    evals = np.array([0.359, 0.394, 0.433, 0.507, 0.526, 0.554, 0.546, 0.596, 0.592, 0.571, 0.549, 0.535, 0.523,
+                      0.542, 0.52])
+    run = with_evals(make_run(tmp_path, reward=reward, checkpoints=(140, 160, 180, 200)).path, "accuracy", 20, evals)
+    assert "eval_declining" in {f.kind for f in diagnose(run).findings}
+    v = verdict(run)
+    assert v.decision == "rollback" and 140 <= (v.rollback_step or 0) <= 200
+
+
+def test_a_critic_that_never_learnt_stops_a_run_that_is_not_learning_anyway(tmp_path):
+    explained = -0.5 + 0.3 * STEPS / N + ar1(39, N, 0.3, 0.05)
+    reward = 0.04 + ar1(40, N, 0.3, 0.01)
+    run = make_run(tmp_path, reward=reward, critic__vf_explained_var=explained)
+    d = diagnose(run)
+    assert "critic_not_learning" in {f.kind for f in d.findings}
+    v = verdict(run)
+    assert v.decision == "stop" and "critic" in v.headline
+    learnt = make_run(tmp_path / "ok", reward=0.2 + 0.4 * STEPS / N + ar1(41, N, 0.3, 0.02),
+                      critic__vf_explained_var=np.clip(-0.5 + 2 * STEPS / N, -0.5, 0.8) + ar1(42, N, 0.3, 0.03))
+    assert "critic_not_learning" not in {f.kind for f in diagnose(learnt).findings}
+    assert verdict(learnt).decision == "continue"
+
+
+def test_a_dip_of_a_few_early_evaluations_within_one_sampling_error_is_not_a_decline(tmp_path):
+    # Four evaluations on 1,000 problems: 0.330 → 0.304 is under two sampling errors (0.015 each).
+    reward = 0.26 + 0.06 * STEPS / N + ar1(43, N, 0.3, 0.02)
+    run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 75, np.array([0.330, 0.318, 0.309, 0.304]))
+    assert "eval_declining" not in {f.kind for f in diagnose(run).findings}
+    assert verdict(run).decision == "continue"
+
+
+def test_the_latest_evaluation_the_cadence_allows_vouches_for_a_sagging_reward(tmp_path):
+    # Harder prompts arrive at step 200: the training reward drops, the fixed held-out eval keeps climbing. The
+    # last evaluation is one eval interval old, as fresh as the cadence allows.
+    reward = np.where(STEPS < 200, 0.3 + 0.45 * STEPS / 200, 0.45) + ar1(44, N, 0.3, 0.02)
+    evals = 0.29 + 0.03 * np.arange(1, 5)  # steps 60, 120, 180, 240; the run is at step 290
+    run = with_evals(make_run(tmp_path, reward=reward[:290]).path, "accuracy", 60, evals)
+    v = verdict(run)
+    assert v.decision == "continue"

@@ -20,6 +20,7 @@ from assessor.integrations.notify import (
     WebhookNotifier,
     notifiers_from,
 )
+from assessor.integrations.schedule import parse_duration
 from assessor.integrations.watch import (
     WatchConfig,
     Watcher,
@@ -155,7 +156,7 @@ def test_llm_judge_is_called_only_when_the_diagnostics_change(tmp_path):
     llm = CountingJudge()
     clock = Clock()
 
-    def judges(name: str):
+    def judges(name: str, **_: object):
         return llm if name == "stub:llm" else get_judge(name)
 
     watcher = Watcher(config(tmp_path, live.root, llm_judge="stub:llm"), [Recorder()], clock=clock,
@@ -191,7 +192,7 @@ def test_llm_usage_and_cost_are_kept_in_the_state_and_the_summary(tmp_path):
     live = LiveRun(tmp_path / "run")
     llm = PricedJudge()
     watcher = Watcher(config(tmp_path, live.root, llm_judge="stub:llm"), [Recorder()], clock=Clock(),
-                      judge_factory=lambda name: llm if name == "stub:llm" else get_judge(name))
+                      judge_factory=lambda name, **_: llm if name == "stub:llm" else get_judge(name))
     for step in (100, 102, 230):
         live.grow_to(step)
         outcome = watcher.check()
@@ -475,7 +476,7 @@ def test_an_unexpected_error_in_a_check_is_logged_and_the_loop_goes_on(tmp_path)
     live.grow_to(60)
     clock, logged, recorder = Clock(), [], Recorder()
     watcher = Watcher(config(tmp_path, live.root, judge="flaky", idle_timeout=1800.0), [recorder], clock=clock,
-                      sleep=clock.sleep, judge_factory=lambda name: Flaky(), warn=logged.append)
+                      sleep=clock.sleep, judge_factory=lambda name, **_: Flaky(), warn=logged.append)
     summary = watcher.run()
     assert logged == ["watch: check failed (RuntimeError: a bug); trying again next time"]
     assert [e.kind for e in recorder.events] == ["first", "ended"] and summary.ended is not None
@@ -543,3 +544,19 @@ def test_ctrl_c_on_a_looping_watch_prints_the_counters(tmp_path):
     assert "Aborted" not in err and "Traceback" not in err
     assert "watch: 1 checks, 0 LLM calls, 0 saved, 1 notifications" in err and "interrupted (Ctrl-C)" in err
     assert "step 60: CONTINUE (first check)" in out
+
+
+@pytest.mark.parametrize(("every", "options"), [
+    ("2m", {}), ("15m", {"cache_ttl": "1h"}), ("1h", {"cache_ttl": "1h"}), ("6h", {}),
+])
+def test_the_llm_judge_keeps_its_cached_prefix_alive_between_checks(tmp_path, every, options):
+    live = LiveRun(tmp_path / "run")
+    made: dict[str, dict[str, object]] = {}
+
+    def judges(name: str, **given: object):
+        made[name] = given
+        return get_judge("rules")
+
+    cfg = config(tmp_path, live.root, llm_judge="stub:llm", every=parse_duration(every))
+    Watcher(cfg, [Recorder()], judge_factory=judges)
+    assert made["stub:llm"] == options and made["rules"] == {}

@@ -11,6 +11,7 @@ from assessor.diagnose.clipping import diagnose_clipping
 from assessor.diagnose.components import diagnose_components
 from assessor.diagnose.compute import compute_accounting
 from assessor.diagnose.context import Context
+from assessor.diagnose.critic import diagnose_critic
 from assessor.diagnose.entropy import diagnose_entropy
 from assessor.diagnose.evaluation import diagnose_eval
 from assessor.diagnose.gpu import diagnose_gpu
@@ -30,6 +31,7 @@ CORE_SIGNALS = (
     "reward_mean", "reward_std", "reward_zero_std_frac", "kl", "entropy", "response_length_mean",
     "response_length_clip_ratio", "clip_ratio_region", "clip_ratio_low", "clip_ratio_high", "loss", "pg_loss",
     "grad_norm", "lr", "advantage_std", "time_step_s", "pref_margin", "pref_accuracy", "value_loss",
+    "value_explained_var",
 )
 
 __all__ = ["Diagnostics", "diagnose"]
@@ -58,9 +60,10 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
     instability = diagnose_instability(ctx)
     gpu = diagnose_gpu(ctx)
     overoptimization = diagnose_overoptimization(ctx)
+    critic = diagnose_critic(ctx)
     findings: list[Finding] = [
         f for section in (reward, kl_reward, learning_signal, components, entropy, length, clipping, loss, evaluation,
-                          instability, overoptimization)
+                          instability, overoptimization, critic)
         for f in section.findings
     ]
     if gpu is not None:
@@ -80,7 +83,7 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
         signals=ctx.book.all_summaries(),
         reward=reward, kl_reward=kl_reward, learning_signal=learning_signal, reward_components=components,
         entropy=entropy, length=length, clipping=clipping, loss=loss, eval=evaluation, instability=instability, gpu=gpu,
-        best_checkpoint=checkpoint, overoptimization=overoptimization,
+        best_checkpoint=checkpoint, overoptimization=overoptimization, critic=critic,
         compute=compute_accounting(ctx, checkpoint, learning_signal),
         absent=_absent(ctx, kl_reward.kl_absent_reason), findings=findings,
     )

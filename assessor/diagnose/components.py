@@ -297,17 +297,40 @@ def _task_never_moved(ctx: Context, components: list[_Component]) -> list[Findin
         series, s = task.reading.series, task.reading.summary
         if series.n < MIN_TASK_POINTS or task.direction != "flat" or task.saturated or not moved:
             continue
-        if not robust.progress(series, s.trend_window_start).stalled or robust.trend(
-                series, int(series.steps[0])).direction != "flat":
+        if robust.trend(series, int(series.steps[0])).direction != "flat":
             continue
+        starved = _starved_share(ctx)
+        stalled = robust.progress(series, s.trend_window_start).stalled
+        if not stalled and starved is None:
+            continue
+        flat = "its trend is flat and too small to move it by a noise unit" if stalled else "its trend is flat"
+        why = (f"; {starved:.0%} of recent groups score alike, so the task reward almost never separates one "
+               "completion from another and the run gets next to no signal on it") if starved is not None else ""
         others = ", ".join(f"{_label(c)} {'rose' if c.direction == 'rising' else 'fell'} ({_levels(c.reading)})"
                            for c in moved)
         out.append(finding(
             s.metric, "task_component_flat", "warning",
-            f"{_label(task)} has not moved over the whole run ({_levels(task.reading)}; its trend is flat and too "
-            f"small to move it by a noise unit) while {others}: whatever the total does, the task is not being "
-            "learnt", [s.first_step, s.last_step]))
+            f"{_label(task)} has not moved over the whole run ({_levels(task.reading)}; {flat}) while {others}{why}: "
+            "whatever the total does, the task is not being learnt", [s.first_step, s.last_step]))
     return out
+
+
+STARVED_SHARE = 0.5  # most groups with no reward spread: the component left to learn barely ever fires
+
+
+def _starved_share(ctx: Context) -> float | None:
+    """The recent share of groups whose completions all scored alike, when it is most of them.
+
+    With the other components finished, a task component that stays flat while most groups carry no spread is
+    positive evidence that it is not being learnt: it sits where it almost never fires (or always does), and a
+    group that scores alike has zero advantage. The flatness alone may be a slow climb the noise hides.
+    """
+    zero = ctx.book.get("reward_zero_std_frac")
+    if zero is None or zero.series.n < 3:
+        return None
+    values = zero.series.values
+    recent = float(np.mean(values[-max(3, len(values) // 3):]))
+    return recent if recent >= STARVED_SHARE else None
 
 
 def _against_total(components: list[_Component], total: Reading | None) -> list[Finding]:

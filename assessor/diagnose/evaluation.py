@@ -13,6 +13,7 @@ import numpy as np
 from scipy import stats
 
 from assessor.diagnose import robust
+from assessor.diagnose.components import PREFIX as COMPONENT_PREFIX
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
 from assessor.diagnose.models import EvalCurve, EvalDiagnosis, Finding, Severity
@@ -24,6 +25,7 @@ LOWER_IS_BETTER = frozenset({"loss"})
 _QUALITY_WORDS = ("acc", "score", "reward", "pass", "exact", "correct", "match", "win", "solve")
 _NOT_QUALITY_WORDS = ("length", "len", "time", "kl", "entropy", "std", "runtime", "per_second", "tokens", "clip",
                       "count", "num_", "rejected", "chosen", "logps", "logits")
+TASK_CHECK_WORDS = ("correct", "accura", "exact", "match", "pass", "solve", "verif")
 MIN_EVALS = 4  # evaluations needed to say an eval does not move
 PLATEAU_EVALS = 5  # evaluations after the bend needed to call an eval plateau
 
@@ -40,6 +42,14 @@ def quality_metrics(ctx: Context) -> list[str]:
     # gradient surrogate evaluated on held-out prompts says nothing about how good the model is.
     preference = (ctx.facts.algorithm or "") in PREFERENCE_ALGORITHMS or ctx.run.has("pref_margin")
     preferred = [m for m in EVAL_METRICS if m in names and (m != "loss" or preference)]
+    # A held-out reward that mixes a learned or shaped score with a logged task check (exact match, correctness)
+    # is still the proxy the policy optimises; the task check is the closer measure of what is wanted, so it goes
+    # first after a plain accuracy. That is what shows a reward model being over-optimised.
+    task_checks = [m for m in names if m.startswith(COMPONENT_PREFIX) and m.endswith("_mean")
+                   and any(w in m[len(COMPONENT_PREFIX):].lower() for w in TASK_CHECK_WORDS)]
+    if task_checks and "reward_mean" in preferred:
+        at = preferred.index("reward_mean")
+        preferred = preferred[:at] + task_checks + preferred[at:]
     others = [m for m in names if m not in preferred and any(w in m.lower() for w in _QUALITY_WORDS)
               and not any(w in m.lower() for w in _NOT_QUALITY_WORDS)]
     # The same numbers logged under two names (a score and its alias) are one series.
@@ -84,8 +94,9 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
         return out
     if float(np.ptp(values)) == 0.0:
         return out  # identical at every evaluation: no peak to read (see `_curve`)
-    noise = eval_noise(score)
+    noise = decline_noise(metric, values, score)
     recent = float(np.mean(score[-2:]))  # two evaluations, so one unlucky one does not call a decline
+    out.recent = float(np.mean(values[-2:]))
     # The best of many noisy evaluations is a lucky one: its level is read with its neighbours, so a single
     # high draw among twenty evaluations does not pass for a peak the model has since fallen from.
     around_peak = score[max(0, peak_index - 1):peak_index + 2]
@@ -147,7 +158,7 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
     if len(values) < 3:
         return None, []
     score = eval_score(metric, values)
-    noise = eval_noise(score)
+    noise = decline_noise(metric, values, score)
     peak_index = int(np.argmax(score))
     recent = float(np.mean(score[-2:]))
     name = f"eval/{metric}"
@@ -232,10 +243,11 @@ def _never_moved(
         return []
     x = steps.astype(np.float64)
     fit = stats.theilslopes(score, x, alpha=0.90)
-    if float(fit.high_slope) * float(x[-1] - x[0]) >= 1.5 * noise:
-        return []
+    optimistic = float(fit.high_slope) * float(x[-1] - x[0])
     train = _train_change(ctx, int(steps[0]), int(steps[-1]))
     if train is None or train < TRAIN_ROSE_T:
+        return []
+    if optimistic >= 1.5 * noise and not _small_share_of_training_gain(ctx, metric, steps, optimistic):
         return []
     sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
     return [finding(
@@ -244,6 +256,32 @@ def _never_moved(
         f"held-out {metric} did not move ({num(sign * float(np.mean(score[:2])))} → "
         f"{num(sign * float(np.mean(score[-2:])))} over {len(score)} evaluations, eval-to-eval noise {num(noise)}): "
         "the gains do not transfer", [int(steps[0]), int(steps[-1])])]
+
+
+TRANSFER_SHARE = 0.25  # an eval gain under a quarter of the training gain: most of the gain does not transfer
+
+
+def _small_share_of_training_gain(ctx: Context, metric: str, steps: np.ndarray, optimistic: float) -> bool:
+    """A pass-rate eval whose most optimistic gain is a small share of what a 0..1 training reward gained.
+
+    When both are success rates on the same scale, a training reward that climbed by 0.27 against a held-out
+    rate that, at the top of its confidence band, gained 0.03 says the gains stay on the training prompts, even
+    where a dozen noisy evaluations cannot pin the eval's own slope to under a noise unit or so.
+    """
+    if metric in LOWER_IS_BETTER or not any(w in metric.lower() for w in _PROPORTION_WORDS):
+        return False
+    reading = ctx.book.get("reward_mean")
+    if reading is None or float(np.min(reading.series.values)) < 0 or float(np.max(reading.series.values)) > 1:
+        return False
+    series = reading.series
+    width = robust.stretch_width(series.n)
+    near_first = robust.nearest(series.steps, int(steps[0]), width)
+    near_last = robust.nearest(series.steps, int(steps[-1]), width)
+    if (near_first & near_last).any():
+        return False
+    shift = robust.level_shift(series, near_first, near_last)
+    gain = shift.after - shift.before
+    return gain > 0 and optimistic < TRANSFER_SHARE * gain
 
 
 def _levelled_off(steps: np.ndarray, score: np.ndarray, noise: float) -> robust.LevelOff | None:
@@ -324,13 +362,38 @@ def sampling_error(metric: str, values: np.ndarray) -> float | None:
     return scale * math.sqrt(max(level * (1 - level), 1.0 / n) / n)
 
 
+NOISE_EVALS = 6  # evaluations (four second differences) before their own spread is a measurement
+
+
+def decline_noise(metric: str, values: np.ndarray, score: np.ndarray) -> float:
+    """The noise a held-out decline is measured against: the eval-to-eval noise, read off the evaluations.
+
+    With fewer than `NOISE_EVALS` evaluations that spread is a guess (three differences can look steady by luck),
+    and a pass rate on N problems is then read no finer than its sampling error: a dip of two such guesses early
+    in a run is not a decline. With more, the evaluations' own spread is the better measure (two checkpoints
+    scored on the same problems differ by less than two independent samples would).
+    """
+    noise = eval_noise(score)
+    if len(values) < NOISE_EVALS:
+        noise = max(noise, sampling_error(metric, values) or 0.0)
+    return noise
+
+
 def eval_noise(score: np.ndarray) -> float:
-    """Eval-to-eval noise: a robust spread of differences, never under 1% of the level's scale."""
+    """Eval-to-eval noise: a robust spread of second differences, never under 1% of the level's scale."""
     # Evaluations are separate measurements (fresh samples of a fixed set), so their noise is read from
     # differences without the autocorrelation correction: with a dozen points, a steady slide would otherwise
-    # masquerade as autocorrelated noise and hide itself.
-    diffs = np.diff(score)
-    noise = float(np.median(np.abs(diffs - np.median(diffs)))) * robust.MAD_TO_SD / np.sqrt(2.0) if len(diffs) else 0.0
+    # masquerade as autocorrelated noise and hide itself. Second differences (var 6 sigma^2 for independent
+    # noise) also cancel a straight climb or slide, so a curve that rose and then fell does not read its own
+    # two slopes as noise; first differences stand in when there are too few points for them.
+    if len(score) >= 5:
+        second = np.diff(score, n=2)
+        noise = float(np.median(np.abs(second - np.median(second)))) * robust.MAD_TO_SD / math.sqrt(6.0)
+    elif len(score) >= 2:
+        diffs = np.diff(score)
+        noise = float(np.median(np.abs(diffs - np.median(diffs)))) * robust.MAD_TO_SD / math.sqrt(2.0)
+    else:
+        noise = 0.0
     # With a handful of points the estimate is rough; never let it fall below 1% of the level's scale.
     return max(noise, 0.01 * float(np.max(np.abs(score))), robust.noise_floor(score))
 

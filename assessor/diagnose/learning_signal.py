@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from assessor.diagnose import robust
+from assessor.diagnose.components import PREFIX as COMPONENT_PREFIX
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import ConstantComponent, Finding, LearningSignalDiagnosis
 from assessor.diagnose.signals import Reading
@@ -101,6 +102,7 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
 MIN_SIGNAL_POINTS = 20  # logged steps before "it never learned" can be said
 NO_SIGNAL_SHARE = 0.8  # a reward stuck at its floor on this share of the steps carries (almost) no signal
 PINNED_SHARE = 0.95  # a component at one exact value on this share of the steps does not move
+NEVER_OFF_FLOOR = 0.1  # a best stretch within a tenth of the reward's range of its floor never left it
 
 
 def _measure_shares(
@@ -138,7 +140,6 @@ def _measure_shares(
                 at_floor=value <= float(np.min(component.series.values))))
 
 
-COMPONENT_PREFIX = "reward_component/"
 FORMAT_WORDS = ("format", "xml", "tag", "style", "length", "len_", "think", "reasoning")
 
 
@@ -171,6 +172,10 @@ def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> F
     width = robust.stretch_width(n)
     best_stretch = float(np.max(robust.window_means(values, width)))
     never_rose = best_stretch - value <= 0.25 * (float(np.max(values)) - value)
+    if _bounds(reward) == (1.0, 0.0):
+        # On a 0..1 reward, "off the floor" is measured on that range: the odd lucky batch of a reward that is 0
+        # on most steps sets the maximum, and against it a best stretch of 3% would pass for a rise.
+        never_rose = never_rose or best_stretch <= NEVER_OFF_FLOOR
     reasons = []
     if share >= NO_SIGNAL_SHARE and recent_share >= NO_SIGNAL_SHARE and recent_value == value and (
             value <= float(np.min(values))) and not rising and never_rose:
@@ -186,7 +191,8 @@ def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> F
     zeros = _zero_halves(ctx, "grad_norm")
     if zeros is not None and min(zeros) >= NO_SIGNAL_SHARE and not rising and never_rose and not (
             spread is not None and spread >= NO_SIGNAL_SHARE):
-        reasons.append(f"the gradient was exactly zero on {max(zeros):.0%} of the steps of each half of the run")
+        reasons.append(f"the gradient was exactly zero on {zeros[0]:.0%} of the steps of the first half of the run "
+                       f"and {zeros[1]:.0%} of the second")
     floor = [c for c in out.constant_components if c.at_floor and c.share >= PINNED_SHARE]
     moving = [m for m in ctx.run.metric_names() if m.startswith(COMPONENT_PREFIX) and m.endswith("_mean")
               and m[len(COMPONENT_PREFIX):-len("_mean")] not in {c.name for c in out.constant_components}]

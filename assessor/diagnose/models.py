@@ -118,6 +118,14 @@ class KlRewardDiagnosis(_Model):
     findings: list[Finding] = Field(default_factory=list)
 
 
+class Stretch(_Model):
+    """A run of consecutive logged steps and the mean of a signal over it (a level the sheet prints)."""
+
+    first_step: int
+    last_step: int
+    mean: float
+
+
 class RewardDiagnosis(_Model):
     """The reward trajectory, the primary signal: still rising? slowing? peaked and declining?"""
 
@@ -130,6 +138,9 @@ class RewardDiagnosis(_Model):
     peak_step: int | None = None
     drop_from_peak_noise: float | None = None
     plateau_start: int | None = None
+    peak_stretch: Stretch | None = Field(
+        None, description="When the reward declined from a peak: the best stretch the decline is read from.")
+    latest_stretch: Stretch | None = Field(None, description="...and the latest stretch of the same length.")
     findings: list[Finding] = Field(default_factory=list)
 
 
@@ -256,11 +267,22 @@ class EvalDiagnosis(_Model):
     points: int = 0
     peak_step: int | None = None
     peak: float | None = None
-    now: float | None = None
+    now: float | None = Field(None, description="The latest evaluation.")
     now_step: int | None = None
+    recent: float | None = Field(
+        None, description="Mean of the last two evaluations: the level declines and the best point read 'now' from.")
     decline_from_peak_noise: float | None = None
     diverging_from_train: bool = Field(False, description="Train reward up while eval goes down.")
     curves: list[EvalCurve] = Field(default_factory=list, description="Every held-out series, the primary first.")
+    findings: list[Finding] = Field(default_factory=list)
+
+
+class CriticDiagnosis(_Model):
+    """The value model of PPO-style runs: how much of the returns' variance it explains."""
+
+    explained_var_start: float | None = None
+    explained_var_best: float | None = Field(None, description="Best stretch mean of the explained variance.")
+    explained_var_now: float | None = Field(None, description="Mean over the latest third of the run.")
     findings: list[Finding] = Field(default_factory=list)
 
 
@@ -393,6 +415,7 @@ class Diagnostics(_Model):
     gpu: GpuDiagnosis | None
     best_checkpoint: BestCheckpoint
     overoptimization: OveroptimizationDiagnosis = Field(default_factory=lambda: OveroptimizationDiagnosis())
+    critic: CriticDiagnosis = Field(default_factory=lambda: CriticDiagnosis())
     compute: ComputeAccounting = Field(default_factory=lambda: ComputeAccounting())
     absent: list[str] = Field(default_factory=list, description="Signals the run does not log, and what that hides.")
     findings: list[Finding] = Field(default_factory=list, description="All findings, most severe first.")

@@ -15,7 +15,7 @@ import numpy as np
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.kl_reward import primary_reward
-from assessor.diagnose.models import Finding, RewardDiagnosis, Severity
+from assessor.diagnose.models import Finding, RewardDiagnosis, Severity, Stretch
 
 DECLINE_T = 4.0  # the peak stretch is chosen as the best of many, so its comparison needs a high bar
 PROGRESS_T = 3.0
@@ -84,6 +84,10 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
     findings: list[Finding] = []
     if not overlapping and -from_peak.t >= decline_bar(series.n, int(peak_mask.sum())) and s.trend != "rising":
         out.peak, out.peak_step = from_peak.before, peak_step
+        latest_steps = series.steps[latest]
+        out.peak_stretch = Stretch(first_step=int(peak_steps[0]), last_step=int(peak_steps[-1]), mean=from_peak.before)
+        out.latest_stretch = Stretch(first_step=int(latest_steps[0]), last_step=int(latest_steps[-1]),
+                                     mean=from_peak.after)
         gain = from_peak.before - progress.before
         severity: Severity
         if gain > 0 and from_peak.after <= progress.before:

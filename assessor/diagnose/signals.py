@@ -92,6 +92,14 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
         peak_index, trough_index = int(np.argmax(smooth)), int(np.argmin(smooth))
         peak, trough = max(float(smooth[peak_index]), now, start), min(float(smooth[trough_index]), now, start)
         peak_step, trough_step = int(red_steps[peak_index]), int(red_steps[trough_index])
+    if split == "eval":
+        # Each evaluation is its own measurement of one checkpoint (the first often of the model before any
+        # training): start, peak, trough and now are evaluations, never a smoothed blend of several.
+        raw, raw_steps = series.values, series.steps
+        start, now = float(raw[0]), float(raw[-1])
+        peak_i, trough_i = int(np.argmax(raw)), int(np.argmin(raw))
+        peak, trough = float(raw[peak_i]), float(raw[trough_i])
+        peak_step, trough_step = int(raw_steps[peak_i]), int(raw_steps[trough_i])
     recent = robust.trend(series)
     cps = [
         ChangePoint(
@@ -109,6 +117,9 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
         Spike(step=s, value=v, level=lv, size_noise=z, kind=kind)
         for s, v, lv, z, kind in robust.spikes(series.steps, series.values, series.noise)
     ] if metric in SPIKE_METRICS and not robust.zero_heavy(series.values) else []
+    if split == "eval":
+        # The first evaluation has no level before it to spike from: it is where the run started.
+        outliers = [o for o in outliers if o.step != int(series.steps[0])]
     summary = SignalSummary(
         metric=metric, split=split, points=series.n, first_step=int(series.steps[0]),
         last_step=int(series.steps[-1]), start=start, now=now, peak=peak,

@@ -49,9 +49,15 @@ class Case(_Model):
     healthy: bool = Field(False, description="A run that must not be stopped (stopping it is the costliest error).")
     tags: list[str] = Field(default_factory=list)
     reasoning: str = Field("", description="Why these labels: what the curves show.")
+
     scenario: str | None = Field(
         None, description="Shared by the cases that write one scenario in different formats: the same run, so a "
                           "judge's verdicts on them must agree (`assessor eval` reports a disagreement).")
+
+    @property
+    def needs_action(self) -> bool:
+        """A problem with an onset that `continue` does not answer: the runs whose detection delay is measured."""
+        return self.onset_step is not None and "continue" not in self.accept
 
     @model_validator(mode="after")
     def _consistent(self) -> Case:

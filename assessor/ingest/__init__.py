@@ -82,7 +82,7 @@ def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
     if not root.exists():
         raise RunNotFoundError(f"{root}: no such file or directory; pass the run's output directory")
     found = discover(root.resolve())
-    warnings: list[str] = []
+    warnings: list[str] = list(found.warnings)
     ignored: list[str] = []
     if cache is not None:
         cache.begin()
@@ -187,8 +187,12 @@ def _read_all(
     if found.wandb_files:
         from assessor.ingest.wandb import read_wandb_runs
 
+        files, live = sorted(found.wandb_files), cache is not None
         try:  # together: a resumed run's logs continue each other (re-read whole on each watch check)
-            datas.append(read_wandb_runs(sorted(found.wandb_files), found.root, live=cache is not None))
+            if cache is None:
+                datas.append(read_wandb_runs(files, found.root, live=live))
+            else:
+                datas.append(cache.read_uncached("wandb", found.root, lambda: read_wandb_runs(files, found.root, live)))
         except UnreadableSourceError as error:
             warnings.append(str(error))
     for store in found.mlflow_stores:
@@ -223,8 +227,10 @@ def _read_file(path: Path, warnings: list[str], ignored: list[str], cache: Inges
 
 def _read(reader_name: str, path: Path, cache: IngestCache | None) -> SourceData:
     reader = get_reader(reader_name)
-    if cache is None or reader_name in _UNCACHED:
+    if cache is None:
         return reader.read(path)
+    if reader_name in _UNCACHED:  # read whole each time; the cache still says whether the reading changed
+        return cache.read_uncached(reader_name, path, lambda: reader.read(path))
     return cache.read(reader_name, path, reader.read)
 
 

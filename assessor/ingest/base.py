@@ -205,8 +205,75 @@ class RecordBuilder:
             None if wall_time is None else np.asarray(wall_time, dtype=np.float64),
         ))
 
+    def reserve(self, rows: int) -> int:
+        """Take `rows` sequence numbers for a block of rows added column by column (`add_values`)."""
+        first = self._seq
+        self._seq += rows
+        return first
+
+    def add_values(
+        self, key: str, seq: np.ndarray, steps: np.ndarray, values: np.ndarray | list[Any], split: SplitHint = None,
+    ) -> None:
+        """Add one key's values of a block of rows: `seq` from `reserve`, floats or raw values (text, numbers)."""
+        numeric = values if isinstance(values, np.ndarray) else self._to_float(key, values)
+        if numeric is None:
+            return
+        self._count += len(numeric)
+        self._chunks.setdefault((key, split), []).append(_Chunk(
+            np.asarray(seq, dtype=np.int64), np.asarray(steps, dtype=np.int64), np.asarray(numeric, np.float64), None,
+        ))
+
     def __len__(self) -> int:
         return self._count
+
+    def flush(self) -> None:
+        """Turn the rows and values kept as Python objects into arrays (`build` and `state` do this first)."""
+        for block in self._blocks.values():
+            self._flush_block(block)
+        self._flush_singles()
+
+    def state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Everything collected so far as arrays and plain JSON values (see `from_state`)."""
+        self.flush()
+        arrays: dict[str, np.ndarray] = {}
+        series = []
+        for index, ((key, split), chunks) in enumerate(self._chunks.items()):
+            seq = np.concatenate([c.seq for c in chunks])
+            order = np.argsort(seq, kind="stable")
+            arrays[f"c{index}_seq"] = seq[order]
+            arrays[f"c{index}_steps"] = np.concatenate([c.steps for c in chunks])[order]
+            arrays[f"c{index}_values"] = np.concatenate([c.values for c in chunks])[order]
+            timed = any(c.wall_time is not None for c in chunks)
+            if timed:
+                arrays[f"c{index}_times"] = np.concatenate([
+                    np.full(len(c.steps), np.nan) if c.wall_time is None else c.wall_time for c in chunks])[order]
+            series.append([key, split, timed])
+        meta = {
+            "series": series, "seq": self._seq, "count": self._count, "non_numeric": self.non_numeric,
+            "text_keys": sorted(self._text_keys),
+            "blocks": [[list(b.keys), b.split, b.kept] for b in self._blocks.values()],
+        }
+        return arrays, meta
+
+    @classmethod
+    def from_state(cls, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> RecordBuilder:
+        """The builder `state` was taken from, ready for more values."""
+        builder = cls()
+        for index, (key, split, timed) in enumerate(meta["series"]):
+            builder._chunks[(str(key), split)] = [_Chunk(
+                np.asarray(arrays[f"c{index}_seq"], dtype=np.int64),
+                np.asarray(arrays[f"c{index}_steps"], dtype=np.int64),
+                np.asarray(arrays[f"c{index}_values"], dtype=np.float64),
+                np.asarray(arrays[f"c{index}_times"], dtype=np.float64) if timed else None,
+            )]
+        builder._seq = int(meta["seq"])
+        builder._count = int(meta["count"])
+        builder.non_numeric = {str(k): int(v) for k, v in meta["non_numeric"].items()}
+        builder._text_keys = {str(k) for k in meta["text_keys"]}
+        for keys, split, kept in meta["blocks"]:
+            block = _RowBlock(tuple(keys), split, kept=[bool(k) for k in kept], width=sum(bool(k) for k in kept))
+            builder._blocks[(block.keys, split)] = block
+        return builder
 
     def _flush_block(self, block: _RowBlock) -> None:
         if not block.rows:
@@ -239,9 +306,7 @@ class RecordBuilder:
 
     def build(self) -> pd.DataFrame:
         """The raw long frame: rows grouped by (key, split), file order kept within each group."""
-        for block in self._blocks.values():
-            self._flush_block(block)
-        self._flush_singles()
+        self.flush()
         categories: dict[str, int] = {}
         codes: list[int] = []
         splits: list[SplitHint] = []

@@ -23,7 +23,7 @@ rather than only the files before it (metadata is the same in every file a write
 
 from __future__ import annotations
 
-import io
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,9 +31,13 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol
 
+import numpy as np
+import pandas as pd
+
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import SourceData, display_name
 from assessor.ingest.normalize import NormalizedSource, normalize_source
+from assessor.ingest.persist import DiskStore, source_from_state, source_state
 
 # Every reader's warning about a partial last line or record says this (see jsonl, csv_log, console,
 # tensorboard, trl_state); a watch leaves such a record for the next check rather than warning about it.
@@ -98,11 +102,8 @@ class _JsonlTail:
         if at_eof and end < len(chunk) and _is_complete_json_object(chunk[end:]):
             end = len(chunk)  # a last line written without its newline (yet) but whole
             self._newline_owed = True
-        if end > start:
-            # Universal newlines, as the reader's text-mode file iteration uses (a bare "\r" ends a line).
-            lines = io.StringIO(chunk[start:end].decode("utf-8", errors="replace"), newline=None)
-            if self.parse.feed(lines):
-                self.is_samples = True  # a rollout dump, not a metric log: the cache reads it whole instead
+        if end > start and self.parse.feed_bytes(chunk[start:end]):
+            self.is_samples = True  # a rollout dump, not a metric log: the cache reads it whole instead
         return end
 
     def result(self) -> SourceData:
@@ -177,6 +178,8 @@ class IngestCache:
     """Per-file reading state kept between `load_run` calls on the same run (see the module docstring)."""
 
     stats: CacheStats = field(default_factory=CacheStats)
+    # Where readings are also kept on disk for the next process (`assessor.ingest.persist`); None: memory only.
+    store: DiskStore | None = None
     _entries: dict[tuple[str, Path], _Entry] = field(default_factory=dict)
     _touched: set[tuple[str, Path]] = field(default_factory=set)
     _normalized: dict[int, tuple[SourceData, str, NormalizedSource]] = field(default_factory=dict)
@@ -184,6 +187,8 @@ class IngestCache:
     _event_source: tuple[tuple[tuple[Path, Fingerprint | None], ...], SourceData] | None = None
     _plugins: dict[str, str] = field(default_factory=dict)
     _files_seen: frozenset[tuple[str, Path]] = frozenset()
+    # Sources read whole at every check (W&B logs, MLflow stores, databases): a digest of what was read last.
+    _uncached: dict[tuple[str, Path], str] = field(default_factory=dict)
 
     def begin(self) -> None:
         """Start one `load_run`."""
@@ -194,6 +199,7 @@ class IngestCache:
         """Finish one `load_run`: forget files that are gone, note whether the set of files changed."""
         for key in set(self._entries) - self._touched:
             del self._entries[key]
+        self._uncached = {k: v for k, v in self._uncached.items() if k in self._touched}
         live = {id(entry.data) for entry in self._entries.values() if entry.data is not None}
         if self._event_source is not None:
             live.add(id(self._event_source[1]))
@@ -223,15 +229,87 @@ class IngestCache:
         self._touched.add(key)
         fingerprint = Fingerprint.of(path)
         entry = self._entries.get(key)
+        if entry is None and self.store is not None:
+            entry = self._restore(reader_name, path, fingerprint)
         if entry is not None and fingerprint is not None and entry.fingerprint == fingerprint:
             self.stats.reused += 1
+            self._entries[key] = entry
             return _answer(entry)
         if reader_name == "jsonl":
             updated = self._read_tail(path, fingerprint, entry, lambda: _JsonlTail(path), read)
         else:
             updated = self._read_whole(reader_name, path, fingerprint, entry, read)
         self._entries[key] = updated
+        if self.store is not None and updated.fingerprint is not None:
+            self._persist(reader_name, path, updated)
         return _answer(updated)
+
+    def _restore(self, reader_name: str, path: Path, fingerprint: Fingerprint | None) -> _Entry | None:
+        """The entry a previous process left on disk for this file, or None (none, or not usable)."""
+        assert self.store is not None
+        saved = self.store.load(reader_name, path)
+        if saved is None:
+            return None
+        arrays, body = saved
+        try:
+            old = Fingerprint(**body["fingerprint"])
+            if body["kind"] == "tail":
+                from assessor.ingest.jsonl import JsonlParse
+
+                tail = _JsonlTail(path)
+                tail.parse = JsonlParse.from_state(path, arrays, body["parse"])
+                tail._newline_owed = bool(body["newline_owed"])
+                tailed = _Tailed(tail=tail, offset=int(body["offset"]), guard=bytes.fromhex(body["guard"]))
+                entry = _Entry(fingerprint=old, tailed=tailed)
+                if old == fingerprint:  # unchanged: its reading is needed now (else the tail read makes it)
+                    entry.data = tail.result()
+                    entry.data.warnings[:] = [w for w in entry.data.warnings if STILL_WRITING not in w]
+                return entry
+            return _Entry(fingerprint=old, data=source_from_state(arrays, body["source"]))
+        except Exception:  # a cache file that does not hold what it should: read the source instead
+            return None
+
+    def _persist(self, reader_name: str, path: Path, entry: _Entry) -> None:
+        assert self.store is not None and entry.fingerprint is not None
+        fingerprint = {"size": entry.fingerprint.size, "mtime_ns": entry.fingerprint.mtime_ns,
+                       "inode": entry.fingerprint.inode}
+        tailed = entry.tailed
+        if tailed is not None and isinstance(tailed.tail, _JsonlTail) and not tailed.tail.is_samples:
+            arrays, parse = tailed.tail.parse.state()
+            body = {"kind": "tail", "fingerprint": fingerprint, "offset": tailed.offset, "guard": tailed.guard.hex(),
+                    "newline_owed": tailed.tail._newline_owed, "parse": parse}
+            self.store.save(reader_name, path, arrays, body)
+        elif entry.data is not None:
+            state = source_state(entry.data)
+            if state is not None:
+                self.store.save(reader_name, path, state[0], {"kind": "whole", "fingerprint": fingerprint,
+                                                              "source": state[1]})
+
+    def read_uncached(self, reader_name: str, path: Path, read: Callable[[], SourceData]) -> SourceData:
+        """What `read()` returns for a source read whole at every check; its change is judged on what was read.
+
+        A W&B log, an MLflow store (a folder) or a database gives no file fingerprint that says "appended", so
+        the reading itself is compared with the last one: new steps count as a change (`stats.reread`).
+
+        Raises:
+            UnreadableSourceError: as `read` does.
+        """
+        key = (reader_name, path)
+        self._touched.add(key)
+        try:
+            data = read()
+        except UnreadableSourceError as error:
+            self._note_uncached(key, f"unreadable: {error}")
+            raise
+        self._note_uncached(key, _digest(data))
+        return data
+
+    def _note_uncached(self, key: tuple[str, Path], digest: str) -> None:
+        if self._uncached.get(key) == digest:
+            self.stats.reused += 1
+        else:
+            self.stats.reread += 1
+            self._uncached[key] = digest
 
     def read_event_files(self, paths: list[Path], rel_root: Path) -> SourceData:
         """What `tensorboard.read_event_files(paths, rel_root)` returns, reading only appended records."""
@@ -354,9 +432,11 @@ class IngestCache:
 
 
 def _appended_to(path: Path, entry: _Entry | None, fingerprint: Fingerprint, tailed: _Tailed) -> bool:
-    """Whether the file only grew since the tail was read: same inode, not shorter, same bytes before."""
+    """Whether the file only grew since the tail was read: same inode, longer, same bytes before the offset."""
     old = entry.fingerprint if entry is not None else None
     if old is not None and old.inode != fingerprint.inode:
+        return False
+    if old is not None and old.size == fingerprint.size:  # written to, yet no longer: rewritten in place
         return False
     if fingerprint.size < tailed.offset:
         return False
@@ -368,6 +448,23 @@ def _appended_to(path: Path, entry: _Entry | None, fingerprint: Fingerprint, tai
             return handle.read(len(tailed.guard)) == tailed.guard
     except OSError:
         return False
+
+
+def _digest(data: SourceData) -> str:
+    """A digest of everything a reading holds that a verdict can depend on (arrays hashed as bytes)."""
+    digest = hashlib.blake2b(digest_size=16)
+    frame = data.frame
+    for column in ("step", "value", "wall_time"):
+        digest.update(np.ascontiguousarray(frame[column].to_numpy()).tobytes())
+    for column in ("key", "split"):
+        digest.update(np.ascontiguousarray(frame[column].cat.codes.to_numpy()).tobytes())
+        digest.update(repr(list(frame[column].cat.categories)).encode())
+    if data.gpu is not None:
+        digest.update(pd.util.hash_pandas_object(data.gpu, index=False).to_numpy().tobytes())
+    extras = (data.format, sorted(data.facts.items(), key=lambda item: item[0]), data.warnings, data.notes,
+              [s.model_dump_json() for s in data.samples], data.steps_inferred)
+    digest.update(repr(extras).encode())
+    return digest.hexdigest()
 
 
 def _answer(entry: _Entry) -> SourceData:

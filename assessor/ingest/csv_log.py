@@ -50,12 +50,15 @@ class CsvReader:
             text = path.read_text(encoding="utf-8-sig", errors="replace")
         except OSError as error:
             raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
-        rows = list(csv.reader(io.StringIO(text), dialect))
+        rows, unreadable = read_rows(text, dialect)
         if not rows:
             raise UnreadableSourceError(f"{path}: empty file; wait for the run to log its first step")
         header = [c.strip() for c in rows[0]]
         body = [r for r in rows[1:] if any(cell.strip() for cell in r)]
         warnings: list[str] = []
+        if unreadable:
+            warnings.append(f"{path.name}: skipped {unreadable} row{'s' if unreadable != 1 else ''} the CSV parser "
+                            "refused (a field over its size limit, or a stray quote)")
         if body and len(body[-1]) < len(header) and not text.endswith(("\n", "\r")):
             warnings.append(f"{path.name}: last line is incomplete (the run may still be writing); ignored it")
             body.pop()
@@ -65,12 +68,29 @@ class CsvReader:
         return _read_step_log(path, header, body, warnings)
 
 
+def read_rows(text: str, dialect: type[csv.Dialect] | str = "excel", **options: object) -> tuple[list[list[str]], int]:
+    """The rows of a CSV text, and how many the parser refused (skipped one by one, never the whole file)."""
+    reader = csv.reader(io.StringIO(text), dialect, **options)  # type: ignore[arg-type]
+    rows: list[list[str]] = []
+    refused = 0
+    while True:
+        try:
+            rows.append(next(reader))
+        except StopIteration:
+            return rows, refused
+        except csv.Error:
+            refused += 1
+
+
 def _refuse_big_tables(path: Path, dialect: type[csv.Dialect]) -> None:
     """A large CSV without a step column is a data table (a dataset, predictions): refused before it is read."""
     if path.stat().st_size <= _BIG_TABLE_BYTES:
         return
     with path.open(encoding="utf-8-sig", errors="replace") as handle:
-        header = next(csv.reader(handle, dialect), [])
+        try:
+            header = next(csv.reader(handle, dialect), [])
+        except csv.Error:
+            header = []
     if not any(step_rank(c) is not None for c in header) and not any(_TRACKER_SEPARATOR in c for c in header):
         raise UnreadableSourceError(
             f"{path}: over {_BIG_TABLE_BYTES // 2**20} MB and no step column: a data table, not a metric log"

@@ -1,9 +1,18 @@
-"""Walk a run directory: which files to read, with which reader, and which checkpoints are on disk."""
+"""Walk a run directory: which files to read, with which reader, and which checkpoints are on disk.
+
+An entry that cannot be looked at (a symlink loop, a dangling link into an unmounted volume, a folder without
+permission) is skipped with a warning naming it; the rest of the run is still read. Under `reads_confined_to`
+(the Slack bot), a file or MLflow folder whose real path is outside the allowed roots is not read either.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +45,22 @@ _NOT_LOGS = frozenset({
     "wandb-metadata.json", "wandb-summary.json", "README.md",
 })
 _TEXT_SUFFIXES = frozenset({".json", ".jsonl", ".csv", ".tsv", ".log", ".txt", ".out", ".err", ".ipynb"})
+# Real paths of the folders reads are confined to in this thread/context; None reads wherever symlinks lead.
+_ALLOWED_ROOTS: ContextVar[tuple[Path, ...] | None] = ContextVar("assessor_allowed_roots", default=None)
+
+
+@contextmanager
+def reads_confined_to(roots: Sequence[Path]) -> Iterator[None]:
+    """Within the block, discovery hands on no file whose real path (symlinks followed) is outside `roots`.
+
+    For a service that reads runs on behalf of others (the Slack bot): `root/run/metrics.jsonl -> /etc/...`
+    is refused with a warning, not read. Set per thread (a context variable), so each worker sets its own.
+    """
+    token = _ALLOWED_ROOTS.set(tuple(Path(os.path.realpath(root)) for root in roots))
+    try:
+        yield
+    finally:
+        _ALLOWED_ROOTS.reset(token)
 
 
 @dataclass
@@ -51,6 +76,7 @@ class Discovery:
     mlflow_stores: list[Path] = field(default_factory=list)  # MLflow store, experiment or run folders, read whole
     wandb_files: list[Path] = field(default_factory=list)  # `run-<id>.wandb` transaction logs, read together
     truncated_walk: bool = False
+    warnings: list[str] = field(default_factory=list)  # entries skipped: loops, unreadable, outside the roots
 
     def rel(self, path: Path) -> str:
         """Path relative to the run directory, with forward slashes."""
@@ -83,17 +109,25 @@ def discover(root: Path) -> Discovery:
     found = Discovery(root=root if root.is_dir() else root.parent)
     if root.is_file():
         _classify_file(found, root)
-        return found
-    if WANDB_RUN_DIR.match(root.name):
+    elif WANDB_RUN_DIR.match(root.name):
         _scan_wandb_run_dir(found, root)
-        return found
+    else:
+        _walk(found, root)
+    allowed = _ALLOWED_ROOTS.get()
+    if allowed is not None:
+        _confine(found, allowed)
+    return found
+
+
+def _walk(found: Discovery, root: Path) -> None:
     seen = 0
     stack: list[tuple[Path, int]] = [(root, 0)]
     while stack:
         directory, depth = stack.pop()
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError:
+        except OSError as error:
+            found.warnings.append(_skipped(found, directory, error))
             continue
         # An MLflow folder is one source, read whole by its reader: its metric files are not logs of their own,
         # and its artifacts/ may hold copies of checkpoints and trainer states.
@@ -106,9 +140,14 @@ def discover(root: Path) -> Discovery:
             seen += 1
             if seen > MAX_FILES:
                 found.truncated_walk = True
-                return found
+                return
             path = Path(entry.path)
-            if entry.is_dir(follow_symlinks=False):
+            try:
+                is_dir, is_file = entry.is_dir(follow_symlinks=False), entry.is_file()
+            except OSError as error:  # ELOOP (a -> b -> a), EACCES, an unmounted target: skip it, read the rest
+                found.warnings.append(_skipped(found, path, error))
+                continue
+            if is_dir:
                 step = checkpoint_step(entry.name, is_dir=True)
                 if step is not None:
                     found.checkpoints.append(Checkpoint(step=step, path=found.rel(path)))
@@ -117,23 +156,66 @@ def discover(root: Path) -> Discovery:
                     _scan_wandb_run_dir(found, path)
                 elif entry.name == "mlruns":
                     # Without experiments it holds only the artifacts of an SQL store's runs: nothing to read.
-                    if holds_experiments(path) or not any(path.iterdir()):
+                    if holds_experiments(path) or _is_empty(path):
                         found.mlflow_stores.append(path)
                 elif depth < MAX_DEPTH and entry.name not in _SKIP_DIRS and (
                     not entry.name.startswith(".") or entry.name == ".hydra"
                 ):
                     stack.append((path, depth + 1))
-            elif entry.is_file():
+            elif is_file:
                 _classify_file(found, path)
     found.checkpoints.sort(key=lambda c: (c.step, c.path))
-    return found
+
+
+def _skipped(found: Discovery, path: Path, error: OSError) -> str:
+    reason = "a symlink loop" if error.errno == errno.ELOOP else (error.strerror or type(error).__name__).lower()
+    return f"{found.rel(path)}: skipped, it cannot be read ({reason}); fix or remove it to have it read"
+
+
+def _is_empty(path: Path) -> bool:
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
+
+
+def _confine(found: Discovery, allowed: tuple[Path, ...]) -> None:
+    """Drop every path (and MLflow folder holding a path) whose real path is outside `allowed`, with a warning."""
+
+    def inside(path: Path) -> bool:
+        real = Path(os.path.realpath(path))
+        if path.is_dir():
+            # A folder read whole: everything in it must stay inside too (a metric file linked to /etc/...).
+            for folder, dirs, files in os.walk(path):
+                for name in dirs + files:
+                    if not _under(Path(os.path.realpath(os.path.join(folder, name))), allowed):
+                        found.warnings.append(f"{found.rel(Path(folder) / name)}: not read, it leads outside the "
+                                              "allowed run roots (through a symlink)")
+                        return False
+        if _under(real, allowed):
+            return True
+        found.warnings.append(f"{found.rel(path)}: not read, it leads outside the allowed run roots (through a "
+                              "symlink)")
+        return False
+
+    found.files = [p for p in found.files if inside(p)]
+    found.event_files = [p for p in found.event_files if inside(p)]
+    found.wandb_files = [p for p in found.wandb_files if inside(p)]
+    found.mlflow_stores = [p for p in found.mlflow_stores if inside(p)]
+    found.trainer_states = [(step, p) for step, p in found.trainer_states if inside(p)]
+    found.config_files = [(step, p) for step, p in found.config_files if inside(p)]
+
+
+def _under(real: Path, allowed: tuple[Path, ...]) -> bool:
+    return any(real.is_relative_to(root) for root in allowed)
 
 
 def _scan_checkpoint_dir(found: Discovery, path: Path, step: int) -> None:
     # Inside a checkpoint only the trainer state and argument/config files are of interest.
     try:
         names = {e.name for e in os.scandir(path) if e.is_file()}
-    except OSError:
+    except OSError:  # a loop or an unreadable entry here: the checkpoint still counts, its files are not read
         return
     if "trainer_state.json" in names:
         found.trainer_states.append((step, path / "trainer_state.json"))

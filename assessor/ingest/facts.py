@@ -6,7 +6,6 @@ Config files are nested; we flatten them to dotted keys and match known paths at
 
 from __future__ import annotations
 
-import json
 import pickle
 import zipfile
 from collections.abc import Iterable, Mapping
@@ -16,6 +15,7 @@ from typing import Any
 import yaml
 
 from assessor.ingest.base import as_int, parse_number
+from assessor.ingest.nesting import check_depth, load_yaml, loads
 
 Fact = tuple[Any, str]
 
@@ -188,9 +188,10 @@ def read_config_file(path: Path, rel: str) -> dict[str, Fact]:
         if path.suffix == ".bin":
             config = _read_training_args_bin(path)
         elif path.suffix in (".yaml", ".yml"):
-            config = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+            config = load_yaml(path.read_text(encoding="utf-8", errors="replace"))
         else:
-            config = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+            config = loads(path.read_text(encoding="utf-8", errors="replace"))
+        check_depth(config)  # `flatten` recurses: a pickled config nested thousands deep stops here
     except (OSError, ValueError, yaml.YAMLError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError):
         return {}
     return _facts_from_config(config, rel, model_config=path.name == "config.json")
@@ -236,7 +237,7 @@ def facts_from_text_summaries(texts: Iterable[Mapping[str, bytes]], label: str) 
         if name not in newest:
             continue
         try:
-            config = json.loads(newest[name].decode("utf-8", errors="replace"))
+            config = loads(newest[name].decode("utf-8", errors="replace"))
         except ValueError:
             continue  # a text summary that is not JSON (a note someone logged under that tag)
         facts.update(_facts_from_config(config, f"{label} ({name})", model_config=name == "model_config"))

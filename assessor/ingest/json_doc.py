@@ -14,6 +14,7 @@ from typing import Any
 
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import SourceData
+from assessor.ingest.nesting import TooDeepError, loads
 from assessor.ingest.tables import RowTable, as_step
 
 # Files this large are not metric documents a script wrote by hand; they are never loaded whole.
@@ -38,13 +39,13 @@ class JsonDocReader:
         except OSError as error:
             raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
         try:
-            document = json.loads(text)
+            document = loads(text)
         except json.JSONDecodeError as error:
             raise UnreadableSourceError(
                 f"{path}: not valid JSON ({error.msg} at line {error.lineno}); if the run is writing it, try again"
             ) from error
-        except RecursionError as error:
-            raise UnreadableSourceError(f"{path}: JSON nested too deeply to be a metric log") from error
+        except TooDeepError as error:
+            raise UnreadableSourceError(f"{path}: JSON {error}; not a metric log") from error
         rows = _rows(document)
         if rows is None:
             raise UnreadableSourceError(

@@ -8,16 +8,19 @@ as null, "NaN" or a bare NaN token.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import SourceData, empty_raw_frame, parse_number
-from assessor.ingest.tables import RowTable, step_rank
+from assessor.ingest.tables import KIND_COLUMNS, NAME_COLUMNS, VALUE_COLUMN, RowTable, step_rank
 from assessor.run import Sample
 
 # Rollout dumps (verl `rollout_data_dir/<step>.jsonl`, NeMo-RL `train_data_step<N>.jsonl`, generic): the text
@@ -28,6 +31,15 @@ _REWARD_KEYS = ("score", "reward", "rewards")
 SAMPLES_KEPT = 16
 _DIGITS = re.compile(r"(\d+)(?!.*\d)")
 _NESTED_KEYS = ("data", "metrics", "logs")
+_READ_BYTES = 1 << 24
+_NEWLINE = 10
+# Tokens polars refuses (`NaN`, `Infinity`, a byte-order mark): lines holding one are parsed by `json`.
+_REFUSED = (b"NaN", b"Infinity", b"\xef\xbb\xbf")
+_MOSTLY_DIRTY = 16  # one line in 16 needing `json`: parse the whole chunk with it
+_SMALLEST_BLOCK = 64
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 class JsonlReader:
@@ -51,8 +63,22 @@ class JsonlReader:
             raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
         with handle:
             parse = JsonlParse(path)
-            if parse.feed(handle) and parse.first_sample is not None:
-                return _read_samples(path, handle, parse.first_sample)
+            binary = handle.buffer
+            pending = b""
+            while True:
+                chunk = binary.read(_READ_BYTES)
+                buffer = pending + chunk
+                # Whole lines go to the parser; a last line without its newline is fed alone at the end.
+                end = len(buffer) if not chunk else buffer.rfind(b"\n") + 1
+                if parse.feed_bytes(buffer[:end]):
+                    if parse.first_sample is None:
+                        break
+                    rest = io.TextIOWrapper(io.BytesIO(parse.unread + buffer[end:] + binary.read()),
+                                            encoding="utf-8", errors="replace")
+                    return _read_samples(path, rest, parse.first_sample)
+                pending = buffer[end:]
+                if not chunk:
+                    break
         return parse.result()
 
 
@@ -70,27 +96,129 @@ class JsonlParse:
         self.last_line = 0
         self.rows = 0
         self.first_sample: dict[str, Any] | None = None
+        self.unread = b""  # after a rollout dump's first record: the bytes not parsed yet
+        self.rows_only = False  # rows that name their kind or metric: parsed one by one (see `feed_bytes`)
 
     def feed(self, lines: Iterable[str]) -> bool:
         """Parse more lines; True when the file turned out to be a rollout dump (`first_sample` holds its start)."""
-        for line in lines:
-            self.last_line += 1
-            text = line.strip()
-            if not text:
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError:
-                self.bad_lines.append(self.last_line)
-                continue
-            if not isinstance(record, dict):
-                continue
-            if self.rows == 0 and _is_sample(record):
-                self.first_sample = record
+        return any(self._feed_line(line) for line in lines)  # stops at the first sample
+
+    def feed_bytes(self, chunk: bytes) -> bool:
+        """Parse whole lines of bytes (the last one may lack its newline), as `feed` would parse them as text.
+
+        Runs of lines are parsed by polars into columns (nested objects become `a/b` columns there, not here).
+        A line that needs the exact rules is parsed on its own by `json`: one with an absent value (JSON null
+        and a missing key look alike in columns), one polars refuses (not JSON, not an object, `NaN` or
+        `Infinity`, nested too deep, invalid UTF-8). Rows that name their kind or are in long form are read
+        line by line.
+
+        Returns:
+            True when the file turned out to be a rollout dump: `first_sample` holds its first record and
+            `unread` the bytes after that line.
+        """
+        if not chunk:
+            return False
+        lone_cr = b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n")
+        if lone_cr or _polars() is None:  # a bare "\r" ends a line in text mode: read as text
+            return self._feed_text(chunk)
+        ends = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == _NEWLINE)
+        starts = np.concatenate(([0], ends + 1))
+        if starts[-1] == len(chunk):
+            starts = starts[:-1]
+        count = len(starts)
+        line = 0
+        while self.rows == 0 and line < count:  # the first record says whether this is a rollout dump
+            stop = int(starts[line + 1]) if line + 1 < count else len(chunk)
+            if self._feed_line(chunk[int(starts[line]):stop].decode("utf-8", errors="replace")):
+                self.unread = chunk[stop:]
                 return True
-            self.table.add(_flat_record(record))
-            self.rows += 1
+            line += 1
+        if self.rows_only:  # rows of kinds or in long form, seen in this chunk or an earlier one
+            return self._feed_text(chunk[int(starts[line]):] if line < count else b"")
+        if line < count:
+            lines = _Lines(chunk, starts)
+            # JSON null and a missing key look alike in columns: lines holding a null go to `json`
+            nulls = lines.with_tokens(line, count, (b"null",))
+            if len(nulls) * _MOSTLY_DIRTY > count - line:
+                return self._feed_text(lines.span(line, count))
+            self._around(lines, line, count, nulls, lambda a, b: self._feed_block(lines, a, b, scanned=False))
         return False
+
+    def _feed_text(self, chunk: bytes) -> bool:
+        lines = io.StringIO(chunk.decode("utf-8", errors="replace"), newline=None)
+        return self.feed(lines)
+
+    def _feed_block(self, lines: _Lines, first: int, stop: int, scanned: bool) -> None:
+        """Lines `first` to `stop` (exclusive): in columns where polars reads them as `json` would."""
+        columns = _block_columns(lines.span(first, stop))
+        if columns is None or columns[0] != stop - first:  # refused; or blank lines, which polars skips
+            if not scanned:  # the usual reason is a NaN or Infinity token: those lines go to `json`
+                dirty = lines.with_tokens(first, stop, _REFUSED)
+                if len(dirty) and len(dirty) * _MOSTLY_DIRTY <= stop - first:
+                    self._around(lines, first, stop, dirty, lambda a, b: self._feed_block(lines, a, b, True))
+                    return
+            if stop - first > _SMALLEST_BLOCK:  # something else in it polars refuses: halve, to keep the rest fast
+                middle = (first + stop) // 2
+                self._feed_block(lines, first, middle, scanned)
+                self._feed_block(lines, middle, stop, scanned)
+            else:
+                self._feed_text(lines.span(first, stop))
+            return
+        length, flat = columns
+        self.table.add_block(length, _column_values(flat, length))
+        self.rows += length
+        self.last_line += length
+
+    def _around(self, lines: _Lines, first: int, stop: int, singles: np.ndarray,
+                between: Callable[[int, int], None]) -> None:
+        """`json` for each of the `singles` lines, `between` for the runs of lines between them, in file order."""
+        line = first
+        for index in [*singles.tolist(), stop]:
+            if index > line:
+                between(line, index)
+            if index < stop:
+                self._feed_line(lines.span(index, index + 1).decode("utf-8", errors="replace"))
+            line = index + 1
+
+    def _feed_line(self, line: str) -> bool:
+        self.last_line += 1
+        text = line.strip()
+        if not text:
+            return False
+        try:
+            record = json.loads(text)
+            flat = _flat_record(record) if isinstance(record, dict) else None
+        except (json.JSONDecodeError, RecursionError):  # not JSON, or nested too deep to be a metric record
+            self.bad_lines.append(self.last_line)
+            return False
+        if flat is None:
+            return False
+        if self.rows == 0 and _is_sample(record):
+            self.first_sample = record
+            return True
+        if not self.rows_only and _names_its_rows(flat):
+            self.rows_only = True  # rows of kinds or long form: RowTable works those out row by row
+        self.table.add(flat)
+        self.rows += 1
+        return False
+
+    def state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """What was read so far as arrays and plain JSON values, for the persistent cache (see `from_state`)."""
+        arrays, table = self.table.state()
+        meta = {"table": table, "bad_lines": self.bad_lines, "last_line": self.last_line, "rows": self.rows,
+                "rows_only": self.rows_only}
+        return arrays, meta
+
+    @classmethod
+    def from_state(cls, path: Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> JsonlParse:
+        """The parse `state` was taken from, ready for the lines appended since."""
+        parse = cls(path)
+        parse.table = RowTable.from_state(arrays, meta["table"])
+        parse.bad_lines = [int(n) for n in meta["bad_lines"]]
+        parse.last_line = int(meta["last_line"])
+        parse.rows = int(meta["rows"])
+        parse.rows_only = bool(meta["rows_only"])
+        return parse
 
     def result(self) -> SourceData:
         """The file as read so far; raises `UnreadableSourceError` when no metric record was found."""
@@ -175,6 +303,120 @@ def _flat_record(record: dict[str, Any]) -> dict[str, Any]:
             outer = {k: v for k, v in record.items() if k != nested and step_rank(k) is not None}
             return {**outer, **_flatten(inner)}
     return _flatten(record)
+
+
+def _names_its_rows(flat: dict[str, Any]) -> bool:
+    """Whether a row names its kind (`type: "eval"`) or is in long form (`metric`, `value`)."""
+    lowered = {k.strip().lower(): v for k, v in flat.items()}
+    if any(isinstance(lowered.get(k), str) for k in KIND_COLUMNS):
+        return True
+    return VALUE_COLUMN in lowered and any(isinstance(lowered.get(k), str) for k in NAME_COLUMNS)
+
+
+def _polars() -> Any:
+    """polars, imported on first use (None when it cannot be imported: the reader falls back to `json`)."""
+    try:
+        import polars
+    except ImportError:
+        return None
+    return polars
+
+
+class _Lines:
+    """A chunk of whole lines and where each starts."""
+
+    def __init__(self, chunk: bytes, starts: np.ndarray) -> None:
+        self.chunk = chunk
+        self.starts = starts
+
+    def span(self, first: int, stop: int) -> bytes:
+        """The bytes of lines `first` to `stop` (exclusive)."""
+        end = int(self.starts[stop]) if stop < len(self.starts) else len(self.chunk)
+        return self.chunk[int(self.starts[first]):end]
+
+    def with_tokens(self, first: int, stop: int, tokens: tuple[bytes, ...]) -> np.ndarray:
+        """The lines among `first`..`stop` that hold one of `tokens` (sorted)."""
+        begin = int(self.starts[first])
+        end = int(self.starts[stop]) if stop < len(self.starts) else len(self.chunk)
+        positions: list[int] = []
+        for token in tokens:  # `bytes.find` runs at memory speed; a regex would not
+            at = self.chunk.find(token, begin, end)
+            while at >= 0:
+                positions.append(at)
+                at = self.chunk.find(token, at + 1, end)
+        lines = np.searchsorted(self.starts, np.asarray(positions, dtype=np.int64), side="right") - 1
+        return np.unique(lines)
+
+
+def _block_columns(data: bytes) -> tuple[int, list[tuple[str, pl.Series]]] | None:
+    """Lines of JSON objects (none holding a null) as flat columns; or None.
+
+    None when polars refuses the block (a line that is not an object, mixed types it cannot unify, nesting
+    deeper than its limit) or when a row names its kind or metric: the caller then reads the lines one by one.
+    """
+    pl = _polars()
+    try:
+        frame = pl.read_ndjson(io.BytesIO(data), infer_schema_length=None)
+    except Exception:  # polars raises several error types for input it refuses; the caller reads it line by line
+        return None
+    try:
+        flat = _flat_frame(frame)
+    except RecursionError:  # objects nested deeper than Python recurses: read line by line, counted as bad
+        return None
+    if flat is None:
+        return None
+    kept = []
+    for name, series in flat:
+        if series.dtype == pl.String and name.strip().lower() in (*KIND_COLUMNS, *NAME_COLUMNS):
+            return None
+        if series.dtype.is_numeric() or series.dtype in (pl.String, pl.Boolean, pl.Null):
+            kept.append((name, series))
+        # lists and other types are not curves (as `_flatten` leaves lists out)
+    return frame.height, kept
+
+
+def _column_values(
+    flat: list[tuple[str, pl.Series]], length: int,
+) -> list[tuple[str, np.ndarray | list[Any], np.ndarray]]:
+    """The flat columns as `RowTable.add_block` takes them: values where a row has the key (null: it has not)."""
+    import polars as pl
+
+    out: list[tuple[str, np.ndarray | list[Any], np.ndarray]] = []
+    for name, series in flat:
+        present = series.is_not_null()
+        offsets = np.flatnonzero(present.to_numpy()) if series.null_count() else np.arange(length, dtype=np.int64)
+        if series.dtype == pl.Null or not len(offsets):
+            out.append((name, np.empty(0), np.empty(0, dtype=np.int64)))
+        elif series.dtype.is_numeric():
+            out.append((name, series.cast(pl.Float64).to_numpy()[offsets], offsets))
+        else:
+            out.append((name, series.filter(present).to_list(), offsets))
+    return out
+
+
+def _flat_frame(frame: pl.DataFrame) -> list[tuple[str, pl.Series]] | None:
+    """`_flat_record` on columns: verl's `data` unwrapped beside the step keys, other objects as `a/b` names."""
+    import polars as pl
+
+    for nested in _NESTED_KEYS:
+        if nested in frame.columns and isinstance(frame[nested].dtype, pl.Struct):
+            if frame[nested].null_count():
+                return None  # some rows wrap their values and some do not: row by row
+            outer = [(c, frame[c]) for c in frame.columns if c != nested and step_rank(c) is not None]
+            inner = _flat_series(frame[nested], "")
+            names = {name for name, _ in inner}
+            return [(c, s) for c, s in outer if c not in names] + inner
+    return [item for column in frame.columns for item in _flat_series(frame[column], f"{column}")]
+
+
+def _flat_series(series: pl.Series, name: str) -> list[tuple[str, pl.Series]]:
+    import polars as pl
+
+    if not isinstance(series.dtype, pl.Struct):
+        return [(name, series)]
+    prefix = f"{name}/" if name else ""
+    fields = series.struct.unnest()
+    return [item for field in fields.columns for item in _flat_series(fields[field], f"{prefix}{field}")]
 
 
 def _flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -31,6 +31,7 @@ import yaml
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData
 from assessor.ingest.facts import Fact, facts_from_flat_config
+from assessor.ingest.nesting import load_yaml
 
 RUN_VARIABLE = "ASSESSOR_MLFLOW_RUN"
 _RUN_NAME_TAG = "mlflow.runName"
@@ -178,8 +179,8 @@ def _subfolders(path: Path) -> list[Path]:
 
 def _meta(path: Path) -> dict[str, Any]:
     try:
-        meta = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, yaml.YAMLError):
+        meta = load_yaml(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError, yaml.YAMLError):
         return {}
     return meta if isinstance(meta, dict) else {}
 

@@ -25,6 +25,7 @@ from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import SourceData
 from assessor.ingest.console import read_scan
 from assessor.ingest.console.scan import Scan
+from assessor.ingest.nesting import TooDeepError, loads
 from assessor.ingest.tables import RowTable
 from assessor.ingest.text_tables import Table, html_tables
 
@@ -67,15 +68,15 @@ def _code_cells(path: Path) -> list[dict[str, Any]]:
     try:
         if path.stat().st_size > _MAX_BYTES:
             raise UnreadableSourceError(f"{path}: notebook over 512 MB; clear large outputs (images) and save again")
-        document = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        document = loads(path.read_text(encoding="utf-8", errors="replace"))
     except OSError as error:
         raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
     except json.JSONDecodeError as error:
         raise UnreadableSourceError(
             f"{path}: not valid notebook JSON ({error.msg} at line {error.lineno}); save the notebook again"
         ) from error
-    except RecursionError as error:
-        raise UnreadableSourceError(f"{path}: notebook JSON nested too deeply; save the notebook again") from error
+    except TooDeepError as error:
+        raise UnreadableSourceError(f"{path}: notebook JSON {error}; save the notebook again") from error
     if not isinstance(document, dict):
         raise UnreadableSourceError(f"{path}: not a Jupyter notebook (no `cells`)")
     cells = document.get("cells")

@@ -7,8 +7,6 @@ We key on header names, never on column positions (NVIDIA does not keep them sta
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from pathlib import Path
 
@@ -17,6 +15,7 @@ import pandas as pd
 
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import SourceData, empty_raw_frame
+from assessor.ingest.csv_log import read_rows
 
 FIELD_NAMES = {
     "utilization.gpu": "gpu_util_pct",
@@ -62,7 +61,7 @@ class NvidiaSmiReader:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as error:
             raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
-        rows = [r for r in csv.reader(io.StringIO(text), skipinitialspace=True) if r]
+        rows = [r for r in read_rows(text, skipinitialspace=True)[0] if r]
         if len(rows) < 2:
             raise UnreadableSourceError(f"{path}: nvidia-smi header but no samples yet; let it log for a while")
         header = [_header_name(c) for c in rows[0]]

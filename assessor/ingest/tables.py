@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,6 +124,83 @@ class RowTable:
         self._all_valued: set[tuple[str, ...]] = set()  # key tuples whose every column has had a value
         self._layouts: dict[tuple[str, ...], _Layout] = {}
         self._kinds: dict[str, int] = {}
+        self._columns_seen: set[str] = set()  # columns of blocks added by `add_block`
+
+    def state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The rows read so far as arrays and plain JSON values (see `from_state`)."""
+        arrays, builder = self.builder.state()
+        for index, (rows, steps) in enumerate(self._steps.values()):
+            arrays[f"s{index}_rows"] = np.asarray(rows, dtype=np.int64)
+            arrays[f"s{index}_steps"] = np.asarray(steps, dtype=np.int64)
+        meta = {
+            "name": self.name, "rows": self.rows, "builder": builder, "steps": list(self._steps),
+            "not_steps": sorted(self._not_steps), "valued": sorted(self._valued),
+            "all_valued": [list(k) for k in self._all_valued], "kinds": self._kinds,
+            "columns_seen": sorted(self._columns_seen),
+            "layouts": [[list(keys), list(lay.steps), lay.kind, lay.name, lay.value, sorted(lay.skip)]
+                        for keys, lay in self._layouts.items()],
+        }
+        return arrays, meta
+
+    @classmethod
+    def from_state(cls, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> RowTable:
+        """The table `state` was taken from, ready for more rows."""
+        table = cls(str(meta["name"]))
+        table.builder = RecordBuilder.from_state(arrays, meta["builder"])
+        table.rows = int(meta["rows"])
+        for index, column in enumerate(meta["steps"]):
+            table._steps[str(column)] = (arrays[f"s{index}_rows"].tolist(), arrays[f"s{index}_steps"].tolist())
+        table._not_steps = {str(k) for k in meta["not_steps"]}
+        table._valued = {str(k) for k in meta["valued"]}
+        table._all_valued = {tuple(k) for k in meta["all_valued"]}
+        table._kinds = {str(k): int(v) for k, v in meta["kinds"].items()}
+        table._columns_seen = {str(k) for k in meta["columns_seen"]}
+        for keys, steps, kind, name, value, skip in meta["layouts"]:
+            table._layouts[tuple(keys)] = _Layout(tuple(steps), kind, name, value, frozenset(skip))
+        return table
+
+    def add_block(self, length: int, columns: Sequence[tuple[str, np.ndarray | list[Any], np.ndarray]]) -> None:
+        """Add `length` rows at once, column by column: what `add` does for each row of a plain table.
+
+        Each column is (name, its values where the row has the key, the row offsets within the block of those
+        values). Values are floats (absent: the row lacks the key; JSON null is never in a block) or raw values
+        (text, bools). The caller keeps rows that name their kind or are in long form for `add`.
+        """
+        first = self.rows
+        self.rows += length
+        seq = self.builder.reserve(length)
+        for name, values, offsets in columns:
+            self._columns_seen.add(name)
+            if not len(offsets):
+                continue
+            self._valued.add(name)
+            rows = offsets + first
+            lowered = name.strip().lower()
+            is_flag = isinstance(values, list) and all(isinstance(v, bool) for v in values)
+            if step_rank(name) is not None:
+                self._add_steps(name, values, rows)
+                if lowered in STEP_NAMES or lowered == _LAST_RESORT:
+                    continue
+            if not is_flag:  # JSON true/false: settings echoed per row, not curves
+                self.builder.add_values(name, offsets + seq, rows, values)
+
+    def _add_steps(self, name: str, values: np.ndarray | list[Any], rows: np.ndarray) -> None:
+        if isinstance(values, np.ndarray):
+            valid = np.isfinite(values) & (values >= 0) & (values == np.floor(values))
+            steps = values[valid].astype(np.int64)
+            chosen = rows[valid]
+        else:
+            cells = [as_step(v) for v in values]
+            valid = np.array([c is not None for c in cells], dtype=bool)
+            steps = np.array([c for c in cells if c is not None], dtype=np.int64)
+            chosen = rows[valid]
+            valid |= np.array([v is None or v == "" for v in values], dtype=bool)
+        if len(chosen):
+            seen = self._steps.setdefault(name, ([], []))
+            seen[0].extend(chosen.tolist())
+            seen[1].extend(steps.tolist())
+        if not valid.all():
+            self._not_steps.add(name)
 
     def add(self, row: Mapping[str, Any]) -> None:
         """Add one row (its values may be numbers, numeric text, None or text)."""
@@ -172,6 +249,7 @@ class RowTable:
         counters = {k for k in self._steps if k not in self._not_steps} - set(STEP_NAMES)
         # null on every row: a field this loop does not fill (`clip_fraction: null` without clipping), not a NaN
         never = {k for layout in self._layouts for k in layout if k not in self._valued}
+        never |= self._columns_seen - self._valued
         if (counters or never) and len(frame):  # `grpo_step` was kept as a value until it proved to be a counter
             drop = counters | never
             names = [str(k) for k in frame["key"].cat.categories]

@@ -14,7 +14,6 @@ A project holds many runs: as for MLflow, the newest is read and the others name
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +23,7 @@ from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData
 from assessor.ingest.facts import Fact, facts_from_flat_config, flatten
 from assessor.ingest.mlflow import RunMeta, choose_run
+from assessor.ingest.nesting import MAX_DEPTH, loads
 from assessor.ingest.sqlite import columns, read_database, tables
 
 
@@ -64,7 +64,7 @@ def _read(path: Path, db: sqlite3.Connection) -> SourceData:
         f"SELECT step, metrics FROM metrics WHERE {run_column} = ? ORDER BY id", (chosen.run_id,)
     ):
         try:
-            record = json.loads(text)  # json accepts the NaN/Infinity strings as strings; parse_number reads them
+            record = loads(text)  # json accepts the NaN/Infinity strings as strings; parse_number reads them
         except (TypeError, ValueError):
             bad += 1
             continue
@@ -73,7 +73,8 @@ def _read(path: Path, db: sqlite3.Connection) -> SourceData:
             flat = flatten(record)
             builder.add_row(int(step or 0), {k: v for k, v in flat.items() if not k.rsplit(".", 1)[-1].startswith("_")})
     if bad:
-        warnings.append(f"{path.name}: {bad} metric rows are not JSON and were skipped")
+        warnings.append(f"{path.name}: {bad} metric rows are not JSON (or nest deeper than {MAX_DEPTH} levels) and "
+                        "were skipped")
     frame = builder.build()
     if frame.empty:
         raise UnreadableSourceError(
@@ -93,7 +94,7 @@ def _config_facts(db: sqlite3.Connection, run_column: str, run: RunMeta, label: 
         f"SELECT config FROM configs WHERE {run_column} = ? ORDER BY id DESC LIMIT 1", (run.run_id,)
     ).fetchone()
     try:
-        config: Any = json.loads(row[0]) if row else None
+        config: Any = loads(row[0]) if row else None
     except (TypeError, ValueError):
         return {}
     if not isinstance(config, dict):

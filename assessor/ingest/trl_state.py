@@ -14,6 +14,7 @@ from typing import IO, Any
 
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData, as_int
+from assessor.ingest.nesting import TooDeepError, loads, value_end
 
 _SUMMARY_KEYS = frozenset({
     "train_runtime", "train_samples_per_second", "train_steps_per_second", "total_flos", "train_loss",
@@ -65,6 +66,9 @@ class TrlStateReader:
                 rows += 1
         except OSError as error:
             raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
+        if rows == 0 and stream.too_deep:
+            raise UnreadableSourceError(f"{path}: every log entry is nested too deeply to read; not a "
+                                        "trainer_state.json a trainer wrote")
         if rows == 0:
             raise UnreadableSourceError(
                 f"{path}: `log_history` is empty (no step has been logged yet); assess again after the first "
@@ -98,13 +102,15 @@ class _HistoryStream:
 
     Entries are decoded one at a time by the C decoder from a sliding 4 MiB window, so a 200 MB file never
     sits in memory as one string or one tree of dicts (`json.load` needs about 5.7x the file size). A file
-    cut short (a run saving right now, a crash) yields its complete entries and a warning.
+    cut short (a run saving right now, a crash) yields its complete entries and a warning; an entry nested
+    past the parser's limit is stepped over and counted (entries are read flat, so shallower nesting is harmless).
     """
 
     def __init__(self, path: Path, warnings: list[str]) -> None:
         self.path = path
         self.warnings = warnings
         self.state: dict[str, Any] = {}
+        self.too_deep = 0  # entries stepped over
         self._handle: IO[str] = path.open(encoding="utf-8", errors="replace")
         self._buffer = self._handle.read(_CHUNK)
         marker = self._buffer.find('"log_history"')
@@ -145,6 +151,16 @@ class _HistoryStream:
                     break
                 try:
                     entry, position = decode(buffer, position)
+                except RecursionError:  # past the parser's limit; an entry that parses is only read flat
+                    end = value_end(buffer, position)
+                    if end is not None:
+                        self.too_deep, position = self.too_deep + 1, end
+                        continue
+                    more = handle.read(_CHUNK)
+                    if not more:
+                        break
+                    buffer, position = buffer[position:] + more, 0
+                    continue
                 except json.JSONDecodeError:
                     more = handle.read(_CHUNK)  # the entry runs past the window, or the file ends mid-entry
                     if not more:
@@ -153,10 +169,13 @@ class _HistoryStream:
                     continue
                 count += 1
                 yield entry
+        if self.too_deep:
+            self.warnings.append(f"{self.path.name}: {self.too_deep} log entries nested too deeply to read "
+                                 "were skipped")
         if complete:
             return
         self.state = _state_without_history(self._prefix, "}")
-        if not count:
+        if not count and not self.too_deep:
             raise UnreadableSourceError(
                 f"{self.path}: not valid JSON and no complete log entry in it; if the run is saving right now, "
                 "try again in a minute"
@@ -171,20 +190,22 @@ def _state_without_history(prefix: str | None, suffix: str) -> dict[str, Any]:
     if prefix is None:
         return {}
     try:
-        document = json.loads(prefix + '"log_history": null' + suffix)
-    except json.JSONDecodeError:
+        document = loads(prefix + '"log_history": null' + suffix)
+    except ValueError:  # not JSON, or nested too deeply: the fields beside the history are not read
         return {}
     return document if isinstance(document, dict) else {}
 
 
 def _not_a_state_message(path: Path, text: str) -> str:
     try:
-        document = json.loads(text)
+        document = loads(text)
     except json.JSONDecodeError as error:
         return (
             f"{path}: not valid JSON ({error.msg} at line {error.lineno}) and no log entries to recover; "
             "if the run is saving right now, try again in a minute"
         )
+    except TooDeepError as error:
+        return f"{path}: JSON {error}; not a trainer_state.json"
     if isinstance(document, dict):
         return f"{path}: no `log_history` list in this JSON; expected an HF/TRL trainer_state.json"
     return f"{path}: not a trainer_state.json or a JSON list of log entries"

@@ -26,7 +26,6 @@ Older runs that start again from the beginning are other experiments: they are n
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -44,6 +43,7 @@ import pandas as pd
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData, display_name, empty_raw_frame
 from assessor.ingest.facts import Fact, facts_from_flat_config, flatten, read_config_file
+from assessor.ingest.nesting import loads
 
 FORMAT = "wandb"
 
@@ -180,7 +180,7 @@ def _number(value: Any) -> float | None:
     except ValueError:
         pass
     try:
-        parsed = json.loads(value)
+        parsed = loads(value)
     except ValueError:
         return None
     if parsed is None:
@@ -194,8 +194,8 @@ def _json(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
-    except ValueError:
+        return loads(value)
+    except ValueError:  # not JSON, or nested too deeply: kept as the text it is
         return value
 
 

@@ -20,6 +20,7 @@ from typing import IO, Any, Literal, Protocol
 from assessor.assessment import Assessment
 from assessor.errors import AssessorError, ConfigError
 from assessor.judge.models import Decision
+from assessor.printable import one_line
 
 EventKind = Literal["first", "changed", "escalated", "heartbeat", "ended"]
 
@@ -71,7 +72,8 @@ def event_line(event: WatchEvent) -> str:
     decision = verdict.decision.upper()
     moved = f"{event.previous_decision.upper()} -> {decision}" if event.kind in ("changed", "escalated") and \
         event.previous_decision else decision
-    return f"{event.assessment.run} step {event.step}: {moved} ({_KIND_WORDS[event.kind]}): {verdict.headline}"
+    return one_line(f"{event.assessment.run} step {event.step}: {moved} ({_KIND_WORDS[event.kind]}): "
+                    f"{verdict.headline}")
 
 
 class StdoutNotifier:

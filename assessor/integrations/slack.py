@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from assessor.assessment import Assessment
 from assessor.errors import AssessorError, ConfigError
+from assessor.printable import printable
 from assessor.report.assessment_text import (
     DECISION_LABEL,
     cost_label,
@@ -57,7 +58,6 @@ RATE_LIMIT_RETRIES = 3
 
 _TOKEN_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired", "no_permission"}
 _PARTIAL_ENTITY = re.compile(r"&[a-z]{0,3}$")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class SlackError(AssessorError):
@@ -150,7 +150,7 @@ def escape(text: object) -> str:
 
     Control characters are dropped; newlines are kept.
     """
-    clean = _CONTROL.sub("", str(text))
+    clean = printable(text, "")
     return clean.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 

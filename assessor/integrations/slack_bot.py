@@ -9,8 +9,9 @@ People mention the bot (`@assessor assess grpo-7b/run-3`) or use the slash comma
 * anything else: the help text.
 
 Runs are named relative to the configured roots, never by an absolute path: a name with a `..` component, or
-one whose real path (symlinks followed) leaves its root, is refused with a reply that says so. With several
-roots, `<root folder name>/<run>` picks a root explicitly; otherwise the first root holding the run wins.
+one whose real path (symlinks followed) leaves its root, is refused with a reply that says so. Every file read
+for a request is held to the same rule (`reads_confined_to`): `run/metrics.jsonl -> /etc/...` is not read. With
+several roots, `<root folder name>/<run>` picks a root explicitly; otherwise the first root holding the run wins.
 A run on an MLflow tracking server (`mlflow://HOST:PORT/RUN_ID`) is read only from the servers the bot was started
 with (`--mlflow-server`): otherwise anyone in a channel could make the bot connect to any host its network reaches.
 
@@ -193,7 +194,9 @@ def resolve_run(name: str, roots: Sequence[Path]) -> Path:
         raise RunNameError(f"I only read runs by their name inside my run roots, not by an absolute path like "
                            f"{shown}; try e.g. `assess grpo-7b/run-3`.")
     parts = [part for part in re.split(r"[/\\]", text) if part not in ("", ".")]
-    if ".." in parts or "\x00" in text:
+    if "\x00" in text:
+        raise RunNameError("Run names cannot contain a NUL character; name a folder inside a root.")
+    if ".." in parts:
         raise RunNameError(f"Run names cannot step out of my run roots with `..` ({shown}); name a folder "
                            "inside a root.")
     if not parts:
@@ -326,8 +329,10 @@ class _Bot:
     def assess_and_post(
         self, run_dir: Path | str, name: str, channel: str, thread_ts: str | None, reply: Reply,
     ) -> None:
+        from assessor.ingest.discover import reads_confined_to
+
         try:
-            with tempfile.TemporaryDirectory(prefix="assessor-slack-") as scratch:
+            with tempfile.TemporaryDirectory(prefix="assessor-slack-") as scratch, reads_confined_to(self.roots):
                 assessment = self.assess_fn(run_dir, self.judge, Path(scratch))
                 post_assessment(assessment, channel, client=self.client, dashboard=Path(scratch) / "dashboard.png",
                                 thread_ts=thread_ts)
@@ -407,8 +412,8 @@ def build_app(
     client = client or slack_client(token)
     with slack_errors(client, channel="(none)"):
         client.auth_test()  # a bad token is a one-line error here, not a Bolt traceback
-    bot = _Bot(checked, client, judge, watch_factory or default_watch_factory(client, judge), assess_fn or _assess,
-               tracking_servers)
+    bot = _Bot(checked, client, judge, watch_factory or default_watch_factory(client, judge, checked),
+               assess_fn or _assess, tracking_servers)
     app: App = bolt.App(client=client, name="assessor")
 
     @app.event("app_mention")
@@ -472,10 +477,13 @@ class WatcherThread:
         every: Seconds between checks.
         judge: The bot's judge.
         notifier: Where events go; a failed post is logged by the watcher and offered again at the next check.
+        roots: The bot's run roots: no file whose real path is outside them is read.
     """
 
-    def __init__(self, run_dir: Path | str, every: float, judge: str, notifier: SlackNotifier) -> None:
+    def __init__(self, run_dir: Path | str, every: float, judge: str, notifier: SlackNotifier,
+                 roots: Sequence[Path]) -> None:
         self.run_dir = run_dir
+        self.roots = list(roots)
         self.every = every
         self.judge = judge
         self.notifier = notifier
@@ -496,8 +504,11 @@ class WatcherThread:
         self.thread.start()
 
     def _loop(self, watcher: Watcher) -> None:
+        from assessor.ingest.discover import reads_confined_to
+
         try:
-            watcher.run(self.stopping)
+            with reads_confined_to(self.roots):  # set in this thread: context variables do not cross threads
+                watcher.run(self.stopping)
         except Exception:  # a background watch must not die silently
             log.exception("watching %s failed", self.run_dir)
 
@@ -521,12 +532,12 @@ class WatcherThread:
         return ", ".join(parts)
 
 
-def default_watch_factory(client: WebClient, judge: str) -> WatchFactory:
+def default_watch_factory(client: WebClient, judge: str, roots: Sequence[Path]) -> WatchFactory:
     """Watches as `WatcherThread`s whose results are posted to the channel (and thread) they were asked in."""
 
     def start_watch(run_dir: Path | str, every: float, channel: str, thread_ts: str | None) -> BotWatch:
         notifier = SlackNotifier(channel, client=client, thread_ts=thread_ts)
-        return WatcherThread(run_dir, every, judge, notifier)
+        return WatcherThread(run_dir, every, judge, notifier, roots)
 
     return start_watch
 

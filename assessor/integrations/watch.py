@@ -10,7 +10,9 @@ event every so often; when the run ends, an `ended` event carries the final verd
 **State.** A JSON file (by default `$XDG_STATE_HOME/assessor/watch/<hash of the run path>.json`, never
 inside the run directory, which may be read-only) keeps the last step, decision and digest, the last LLM
 verdict, and counters. It is replaced atomically after every check, so a restarted watch, or one
-started by cron with `--once` every 15 minutes, neither re-sends an event nor forgets one.
+started by cron with `--once` every 15 minutes, neither re-sends an event nor forgets one. Each check holds
+an advisory lock on it (`state_lock`) from reading it to writing it back, so overlapping checks of one run
+take turns instead of both sending the same event.
 
 **LLM calls.** With `llm_judge` set, the cheap `judge` (rules by default) runs at every check and the LLM
 only when the diagnostics changed materially since its last verdict (`material_digest`); in between its
@@ -44,7 +46,9 @@ from assessor.diagnose.models import Diagnostics
 from assessor.errors import AssessorError, ConfigError
 from assessor.ingest import load_run
 from assessor.ingest.cache import IngestCache
+from assessor.ingest.persist import DiskStore, default_cache_dir
 from assessor.integrations.notify import EventKind, Notifier, WatchEvent
+from assessor.integrations.state_lock import state_lock
 from assessor.judge import Judge, get_judge
 from assessor.judge.models import Decision, Usage, Verdict
 from assessor.pipeline import assess_run
@@ -222,6 +226,20 @@ def describe_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
     return "; ".join(changes) or "the digest changed"
 
 
+HOUR_CACHE_BAND = (5 * 60.0, 60 * 60.0)  # check intervals (s) the five-minute cache misses and the hour one keeps
+
+
+def llm_options(every: float) -> dict[str, object]:
+    """Options for the LLM judge of a watch checking every `every` seconds.
+
+    Anthropic's default prompt cache lives five minutes: checks further apart would rewrite the whole prefix at
+    1.25x the input price every time. Between five minutes and an hour apart, the one-hour cache (writes at 2x,
+    each read refreshing it) keeps every check after the first at the cached price. Other judges ignore it.
+    """
+    low, high = HOUR_CACHE_BAND
+    return {"cache_ttl": "1h"} if low < every <= high else {}
+
+
 class Watcher:
     """Checks one run on a schedule (see the module docstring).
 
@@ -230,8 +248,10 @@ class Watcher:
         notifiers: Where events go.
         clock: Wall-clock seconds (persisted in the state file, so not a monotonic clock); injectable.
         sleep: Waits between checks; default waits on the `stop` event given to `run`, else `time.sleep`.
-        judge_factory: Makes a judge from its name (default `get_judge`).
+        judge_factory: Makes a judge from its name and options (default `get_judge`).
         warn: Where problems are logged (default stderr).
+        lock_wait: How long a check waits for another check of the same state file to finish (default
+            `LOCK_WAIT_S`).
 
     Raises:
         ConfigError: an unknown judge, a missing API key, or a state file of another run or not readable.
@@ -239,10 +259,11 @@ class Watcher:
 
     def __init__(
         self, config: WatchConfig, notifiers: Sequence[Notifier] = (), *, clock: Callable[[], float] = time.time,
-        sleep: Callable[[float], object] | None = None, judge_factory: Callable[[str], Judge] = get_judge,
-        warn: Callable[[str], None] | None = None,
+        sleep: Callable[[float], object] | None = None, judge_factory: Callable[..., Judge] = get_judge,
+        warn: Callable[[str], None] | None = None, lock_wait: float | None = None,
     ) -> None:
         self.config = config
+        self.lock_wait = lock_wait
         self.notifiers = list(notifiers)
         self.clock = clock
         self._sleep = sleep
@@ -251,18 +272,29 @@ class Watcher:
         self.llm_judge: Judge | None = None
         if config.llm_judge:
             # Errors about the LLM judge name the option it came from.
-            self.llm_judge = (get_judge(config.llm_judge, flag="--llm-judge") if judge_factory is get_judge
-                              else judge_factory(config.llm_judge))
+            options = {**llm_options(config.every), **({"flag": "--llm-judge"} if judge_factory is get_judge else {})}
+            self.llm_judge = judge_factory(config.llm_judge, **options)
         self.state_path = config.state_path or default_state_path(config.run_dir)
         self.state = load_state(self.state_path, config.run_dir)
-        self.cache = IngestCache()
+        # Kept on disk too, so that a check in a new process (`watch --once` from cron) reads only what is new.
+        self.cache = IngestCache(store=DiskStore(default_cache_dir()))
         self.last: CheckOutcome | None = None
         self._assessment: Assessment | None = None  # the latest one, reused while nothing new arrives
         self._checkpoints: list[Checkpoint] = []  # a checkpoint of weights only changes no file the cache reads
         self._remote_seen: tuple[int, int | None] | None = None  # rows and last step of a tracking server's run
 
     def check(self) -> CheckOutcome:
-        """One check: read what is new, assess if anything is, notify if the verdict moved; save the state."""
+        """One check: read what is new, assess if anything is, notify if the verdict moved; save the state.
+
+        Raises:
+            StateLockedError: another check of this state file did not finish within `lock_wait` seconds.
+        """
+        with state_lock(self.state_path, self.lock_wait):
+            # Another process may have checked since we last read it: decide on what it saved.
+            self.state = load_state(self.state_path, self.config.run_dir)
+            return self._check()
+
+    def _check(self) -> CheckOutcome:
         now = self.clock()
         state = self.state
         state.checks += 1
@@ -471,7 +503,7 @@ def load_state(path: Path, run_dir: Path | str) -> WatchState:
     try:
         state = WatchState.model_validate_json(path.read_bytes())
     except (OSError, ValidationError) as error:
-        detail = error.strerror if isinstance(error, OSError) else f"{error.error_count()} invalid fields"
+        detail = error.strerror if isinstance(error, OSError) else _invalid(error, path)
         raise ConfigError(f"{path}: not a readable watch state file ({detail}); delete it to start over, or "
                           "pass --state with another file") from None
     if state.version > STATE_VERSION:
@@ -480,6 +512,12 @@ def load_state(path: Path, run_dir: Path | str) -> WatchState:
         raise ConfigError(f"{path}: is the state of another run ({state.run_path}); pass --state with a file of "
                           "its own for each run")
     return state
+
+
+def _invalid(error: ValidationError, path: Path) -> str:
+    if error.errors()[0]["type"] == "json_invalid":
+        return "empty" if not path.read_bytes().strip() else "not valid JSON"
+    return f"{error.error_count()} invalid fields"
 
 
 def save_state(state: WatchState, path: Path) -> None:

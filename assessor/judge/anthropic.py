@@ -6,8 +6,8 @@ The verdict comes back as the input of one tool, `report_verdict`, whose input s
 
 * the static prefix is cached: the tool (with the schema) comes first in Anthropic's cache order, then the system
   message as one text block per part (instructions with the guide, then the algorithm cards), each marked
-  `cache_control: ephemeral`, so a second check within five minutes reads ~all of it from the cache at 0.1x the
-  input price;
+  `cache_control: ephemeral`, so a second check within five minutes (within the hour with `cache_ttl="1h"`, which
+  `watch` sets when its checks are minutes to an hour apart) reads ~all of it from the cache at 0.1x the input price;
 * the run's data come last, in the user turn: the dashboard as a base64 PNG when images are on, then the evidence
   sheet with the fenced data block (and, on a re-ask, the validation feedback after it).
 
@@ -36,7 +36,7 @@ from assessor.judge.models import Usage
 
 if TYPE_CHECKING:
     import anthropic as anthropic_sdk
-    from anthropic.types import Message, MessageParam, TextBlockParam, ToolParam
+    from anthropic.types import CacheControlEphemeralParam, Message, MessageParam, TextBlockParam, ToolParam
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
@@ -73,7 +73,7 @@ class AnthropicJudge(LLMJudge["anthropic_sdk.Anthropic"]):
     def _call(self, prompt: prompts.Prompt, schema: dict[str, object], feedback: str | None) -> CallOutput:
         max_tokens = self.options.max_tokens or DEFAULT_MAX_TOKENS
         params = request_params(self.model, prompt, schema, images=self.wants_images, max_tokens=max_tokens,
-                                feedback=feedback)
+                                feedback=feedback, cache_ttl=self.options.cache_ttl)
         message: Message = self._client.messages.create(**params)
         usage = _usage(message)
         if message.stop_reason == "max_tokens":
@@ -91,7 +91,7 @@ class AnthropicJudge(LLMJudge["anthropic_sdk.Anthropic"]):
 
 def request_params(
     model: str, prompt: prompts.Prompt, schema: dict[str, object], *, images: bool = True,
-    max_tokens: int = DEFAULT_MAX_TOKENS, feedback: str | None = None,
+    max_tokens: int = DEFAULT_MAX_TOKENS, feedback: str | None = None, cache_ttl: str = "5m",
 ) -> dict[str, Any]:
     """The keyword arguments of `messages.create` for one verdict request (see the module docstring).
 
@@ -102,8 +102,11 @@ def request_params(
         images: attach the prompt's figures.
         max_tokens: the reply's token limit.
         feedback: on a re-ask, what was wrong with the previous output; sent after the user text.
+        cache_ttl: the cached prefix's lifetime, `5m` (Anthropic's default, sent without a ttl) or `1h`.
     """
-    system: list[TextBlockParam] = [{"type": "text", "text": part, "cache_control": {"type": "ephemeral"}}
+    cache: CacheControlEphemeralParam = {"type": "ephemeral"} if cache_ttl == "5m" else {"type": "ephemeral",
+                                                                                          "ttl": "1h"}
+    system: list[TextBlockParam] = [{"type": "text", "text": part, "cache_control": cache}
                                     for part in prompt.system_parts]
     content: list[Any] = []
     for path in prompt.images if images else []:

@@ -37,6 +37,18 @@ class JudgeResult:
     usage: Usage | None = None
 
 
+def with_blind_spots(result: JudgeResult, diagnostics: Diagnostics) -> JudgeResult:
+    """The verdict with `could_not_see` taken from the diagnosis when the judge left it empty.
+
+    What the run does not log is a fact the numeric stage already lists; an LLM judge is told to leave the field
+    empty rather than spend output tokens copying that list (and possibly dropping items from it).
+    """
+    if result.verdict.could_not_see or not diagnostics.absent:
+        return result
+    verdict = result.verdict.model_copy(update={"could_not_see": list(diagnostics.absent)})
+    return JudgeResult(verdict=verdict, usage=result.usage)
+
+
 class Judge(Protocol):
     """Turns diagnostics into a verdict."""
 

@@ -9,9 +9,10 @@ and computes what those templates print: plain dicts and lists of numbers, steps
 * **Bounded size.** Every list is bounded (the most severe findings, a fixed set of signals, at most six KL/reward
   spans, ...), so a 100,000-step run gives a sheet about as long as a 100-step one. The checkpoint list is the
   exception that stays complete: regular series are compressed into ranges (`100 … 1500 every 100`).
-* **Untrusted text stays out.** Run-supplied free text (run name, paths, samples) goes only into `data_values`,
-  which the user template puts inside the fenced data block; labels outside it pass through `label`, sentences
-  through a `Scrubber`.
+* **Untrusted text stays out.** Run-supplied text (run name, paths, samples, and the labels the run chose) goes
+  only into `data_values`, which the user template puts inside the fenced data block. On the sheet a run-chosen
+  label is a reference (`[run label 3]`, listed in the block) and sentences pass through the same `Scrubber`;
+  only our own names (`KNOWN_NAMES`: canonical metrics, frameworks, algorithms) are written as they are.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary
+from assessor.ingest.aliases import CANONICAL
 from assessor.judge.base import JudgeRequest
 from assessor.judge.untrusted import Scrubber, cut, label, neutralise, one_line
 from assessor.run import Checkpoint, Run, Sample
 
+FRAMEWORKS = ("trl", "hf", "verl", "openrlhf", "nemo_rl", "reasoning_from_scratch")
 MAX_FINDINGS = 20
 MAX_SPANS = 6
 MAX_EVAL_SIGNALS = 6
@@ -126,7 +129,7 @@ def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def run_values(d: Diagnostics, run: Run) -> dict[str, Any]:
+def run_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
     """The run and its setup: each fact, or None where the run does not say (the template writes `unknown`)."""
     head, facts = d.run, run.facts
     firsts = [s.first_step for s in d.signals.values() if s.split == "train"]
@@ -135,9 +138,9 @@ def run_values(d: Diagnostics, run: Run) -> dict[str, Any]:
     planned = head.planned_total_steps or facts.planned_total_steps
     cap_inferred = facts.max_completion_length is None and d.length.cap is not None
     return {
-        "framework": label(framework) if framework else None,
-        "algorithm": label(algorithm) if algorithm else None,
-        "model": label(facts.model) if facts.model else None,
+        "framework": scrub.label(framework) if framework else None,
+        "algorithm": scrub.label(algorithm) if algorithm else None,
+        "model": scrub.label(facts.model) if facts.model else None,
         "state": f"{head.state} ({head.state_reason})" if head.state_reason else head.state,
         "first_step": min(firsts) if firsts else None,
         "last_step": head.last_step,
@@ -154,7 +157,7 @@ def run_values(d: Diagnostics, run: Run) -> dict[str, Any]:
         "learning_rate": facts.learning_rate,
         "max_completion_length": facts.max_completion_length or d.length.cap,
         "max_completion_length_inferred": cap_inferred,
-        "loss_type": label(facts.loss_type) if facts.loss_type else None,
+        "loss_type": scrub.label(facts.loss_type) if facts.loss_type else None,
         "vocab_size": facts.vocab_size,
         "ln_vocab": math.log(facts.vocab_size) if facts.vocab_size else None,
     }
@@ -172,14 +175,14 @@ def findings_values(findings: Sequence[Finding], scrub: Scrubber) -> dict[str, A
     rest = ordered[len(shown):]
     return {
         "total": len(findings),
-        "shown": [{"severity": f.severity, "signal": label(f.signal), "kind": label(f.kind),
+        "shown": [{"severity": f.severity, "signal": scrub.label(f.signal), "kind": label(f.kind),
                    "steps": _steps_text(f.steps), "observation": scrub(f.observation)} for f in shown],
         "left_out": [{"severity": s, "count": n} for s in SEVERITY_ORDER
                      if (n := sum(1 for f in rest if f.severity == s))],
     }
 
 
-def _signal_row(key: str, s: SignalSummary) -> dict[str, Any]:
+def _signal_row(key: str, s: SignalSummary, scrub: Scrubber) -> dict[str, Any]:
     schedule = key in SCHEDULE_SIGNALS
     jumps = [] if schedule else [
         c for c in s.discontinuities
@@ -187,7 +190,7 @@ def _signal_row(key: str, s: SignalSummary) -> dict[str, Any]:
     ]
     spike = max(s.spikes, key=lambda p: p.size_noise) if s.spikes and not schedule else None
     return {
-        "name": label(key), "points": s.points, "start": s.start, "peak": s.peak, "peak_step": s.peak_step,
+        "name": scrub.label(key), "points": s.points, "start": s.start, "peak": s.peak, "peak_step": s.peak_step,
         "trough": s.trough, "trough_step": s.trough_step, "now": s.now, "now_step": s.last_step, "trend": s.trend,
         "trend_noise": None if schedule else _finite(s.trend_change_noise), "trend_since": s.trend_window_start,
         "noise": None if schedule else s.noise,
@@ -204,13 +207,13 @@ def _signal_row(key: str, s: SignalSummary) -> dict[str, Any]:
     }
 
 
-def signal_rows(d: Diagnostics) -> list[dict[str, Any]]:
+def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
     """The key signals, then a few held-out ones; reward and eval rows agree with their diagnosis records."""
     keys = [k for k in KEY_SIGNALS if k in d.signals]
     keys += sorted(k for k in d.signals if k.startswith("eval/"))[:MAX_EVAL_SIGNALS]
     rows = []
     for key in keys:
-        row = _signal_row(key, d.signals[key])
+        row = _signal_row(key, d.signals[key], scrub)
         r, e = d.reward, d.eval
         if key == r.metric and r.peak is not None and r.peak_step is not None:
             row.update(peak=r.peak, peak_step=r.peak_step, start=r.start if r.start is not None else row["start"],
@@ -225,11 +228,11 @@ def signal_rows(d: Diagnostics) -> list[dict[str, Any]]:
     return rows
 
 
-def reward_values(d: Diagnostics) -> dict[str, Any]:
+def reward_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
     """The reward trajectory's shape (its numbers are in the signals table)."""
     r = d.reward
     # "The rise is slowing" only describes a curve that is still rising.
-    return {"metric": label(r.metric) if r.metric else None, "trend": r.trend,
+    return {"metric": scrub.label(r.metric) if r.metric else None, "trend": r.trend,
             "slowing": bool(r.slowing) and r.trend == "rising",
             "plateau_start": r.plateau_start, "peak_step": r.peak_step, "drop_noise": _finite(r.drop_from_peak_noise)}
 
@@ -264,14 +267,14 @@ def kl_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
     }
 
 
-def learning_values(d: Diagnostics) -> dict[str, Any]:
+def learning_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
     """Reward spread, zero-spread groups, advantage spread, saturation, and the reward components."""
     ls = d.learning_signal
     components = []
     for c in d.reward_components.components[:MAX_COMPONENTS]:
         signal = d.signals.get(c.name)
         components.append({
-            "name": label(c.name), "start": c.start, "now": c.now, "trend": c.trend, "saturated": c.saturated,
+            "name": scrub.label(c.name), "start": c.start, "now": c.now, "trend": c.trend, "saturated": c.saturated,
             # start → now alone hides a rise then a collapse: give the peak when it lies between them
             "peak": signal.peak if signal is not None and signal.peak > max(c.start, c.now) else None,
             "peak_step": signal.peak_step if signal is not None else None,
@@ -285,7 +288,7 @@ def learning_values(d: Diagnostics) -> dict[str, Any]:
     }
 
 
-def generation_values(d: Diagnostics) -> dict[str, Any]:
+def generation_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
     """Length, entropy, ratio clipping and the loss pattern."""
     ln, en, cl, lo = d.length, d.entropy, d.clipping, d.loss
     return {
@@ -297,21 +300,21 @@ def generation_values(d: Diagnostics) -> dict[str, Any]:
         "clipping": None if cl.level_now is None and not cl.exactly_zero else {
             "now": cl.level_now, "low": cl.low_now, "high": cl.high_now, "trend": cl.trend,
             "exactly_zero": cl.exactly_zero},
-        "loss": {"metric": label(lo.metric) if lo.metric else None, "pattern": lo.pattern.replace("_", " ")},
+        "loss": {"metric": scrub.label(lo.metric) if lo.metric else None, "pattern": lo.pattern.replace("_", " ")},
     }
 
 
-def eval_values(d: Diagnostics) -> dict[str, Any] | None:
+def eval_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any] | None:
     """Held-out evaluation, None when there is none."""
     e = d.eval
     if e.metric is None or e.points == 0:
         return None
-    return {"metric": label(e.metric), "points": e.points, "peak": e.peak, "peak_step": e.peak_step, "now": e.now,
-            "now_step": e.now_step, "decline_noise": _finite(e.decline_from_peak_noise),
-            "diverging": e.diverging_from_train}
+    return {"metric": scrub.label(e.metric), "points": e.points, "peak": e.peak, "peak_step": e.peak_step,
+            "now": e.now, "now_step": e.now_step, "recent": e.recent,
+            "decline_noise": _finite(e.decline_from_peak_noise), "diverging": e.diverging_from_train}
 
 
-def instability_values(d: Diagnostics) -> dict[str, Any]:
+def instability_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
     """Spikes per signal (the largest first) and NaN/inf steps."""
     inst = d.instability
     items = sorted(inst.spikes.items(), key=lambda kv: -max((p.size_noise for p in kv[1]), default=0.0))
@@ -320,10 +323,10 @@ def instability_values(d: Diagnostics) -> dict[str, Any]:
         if found:
             big = max(found, key=lambda p: p.size_noise)
             one_step = sum(1 for p in found if p.kind == "outlier")
-            spikes.append({"metric": label(metric), "count": len(found), "one_step": one_step,
+            spikes.append({"metric": scrub.label(metric), "count": len(found), "one_step": one_step,
                            "lasting": len(found) - one_step, "value": big.value, "step": big.step,
                            "level": big.level})
-    nonfinite = [{"metric": label(m), "count": len(steps), "first": steps[0], "last": steps[-1]}
+    nonfinite = [{"metric": scrub.label(m), "count": len(steps), "first": steps[0], "last": steps[-1]}
                  for m, steps in list(inst.nonfinite_steps.items())[:MAX_INSTABILITY_SIGNALS] if steps]
     return {"spikes": spikes, "nonfinite": nonfinite}
 
@@ -359,22 +362,45 @@ def gpu_values(d: Diagnostics) -> dict[str, Any] | None:
     }
 
 
+def known_names() -> frozenset[str]:
+    """Names of our own, written on the sheet as they are.
+
+    Canonical metrics (also as `eval/...`), the diagnosis areas findings are filed under (`kl_reward`, `gpu`,
+    ...), the frameworks we detect and the algorithms we hold cards for.
+    """
+    from assessor.judge.prompts import ALGORITHM_CARDS
+
+    return frozenset([*CANONICAL, *(f"eval/{k}" for k in CANONICAL), *Diagnostics.model_fields, *FRAMEWORKS,
+                      *ALGORITHM_CARDS])
+
+
+def scrubber(request: JudgeRequest) -> Scrubber:
+    """The request's `Scrubber`: every label the run chose that the sheet may name gets its reference."""
+    d, run = request.diagnostics, request.run
+    facts = run.facts
+    labels = [f.signal for f in d.findings] + [c.name for c in d.reward_components.components] + list(d.signals)
+    labels += [m for m in (d.reward.metric, d.eval.metric, d.loss.metric) if m]
+    labels += [*d.instability.spikes, *d.instability.nonfinite_steps]
+    labels += [x for x in (d.run.algorithm, facts.algorithm, d.run.framework, facts.framework, facts.model,
+                           facts.loss_type) if x]
+    return Scrubber(sorted(run.checkpoints, key=lambda c: c.step), labels, known_names())
+
+
 def summary_values(request: JudgeRequest) -> dict[str, Any]:
     """Everything `prompts/summary.j2` and its sections print, for one request."""
     d = request.diagnostics
     checkpoints = sorted(request.run.checkpoints, key=lambda c: c.step)
-    labels = [f.signal for f in d.findings] + [c.name for c in d.reward_components.components] + list(d.signals)
-    scrub = Scrubber(checkpoints, labels)
+    scrub = scrubber(request)
     return {
-        "run": run_values(d, request.run),
+        "run": run_values(d, request.run, scrub),
         "findings": findings_values(d.findings, scrub),
-        "signals": signal_rows(d),
-        "reward": reward_values(d),
+        "signals": signal_rows(d, scrub),
+        "reward": reward_values(d, scrub),
         "kl": kl_values(d, request.run, scrub),
-        "learning": learning_values(d),
-        "generation": generation_values(d),
-        "eval": eval_values(d),
-        "instability": instability_values(d),
+        "learning": learning_values(d, scrub),
+        "generation": generation_values(d, scrub),
+        "eval": eval_values(d, scrub),
+        "instability": instability_values(d, scrub),
         "best": best_values(d, checkpoints, scrub),
         "gpu": gpu_values(d),
         "absent": [scrub(a) for a in d.absent[:MAX_ABSENT]],
@@ -430,6 +456,7 @@ def data_values(request: JudgeRequest, token: str) -> dict[str, Any]:
         "samples_logged": len(request.run.samples),
         "texts": [neutralise(cut(t, MAX_SAMPLE_CHARS), token) for t in _spread(request.samples, MAX_SAMPLES)],
         "texts_total": len(request.samples),
+        "labels": scrubber(request).listing(token),
     }
 
 

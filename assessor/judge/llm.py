@@ -32,7 +32,7 @@ from pydantic import ValidationError
 
 from assessor.errors import ConfigError, JudgeError, JudgeUnavailableError
 from assessor.judge import prices, prompts
-from assessor.judge.base import JudgeRequest, JudgeResult
+from assessor.judge.base import JudgeRequest, JudgeResult, with_blind_spots
 from assessor.judge.models import Usage, Verdict
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -142,6 +142,9 @@ class SDKErrors:
         )
 
 
+CACHE_TTLS = ("5m", "1h")  # Anthropic's prompt-cache lifetimes
+
+
 @dataclass(frozen=True)
 class JudgeOptions:
     """The options every LLM judge takes (`get_judge(..., **options)`), checked.
@@ -153,6 +156,9 @@ class JudgeOptions:
         max_tokens: the reply's token limit.
         base_url: the API's address; None lets the SDK read its own variable (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`).
         price: the model's price (`assessor.judge.prices`, `ASSESSOR_PRICES` applied); None when unknown.
+        cache_ttl: how long Anthropic keeps the cached prefix, `5m` (the default) or `1h` (writes cost 2x the input
+            price instead of 1.25x; worth it when checks come more than five minutes apart but within the hour, as
+            `watch` sets it). OpenAI caches on its own and ignores it.
     """
 
     timeout: float = DEFAULT_TIMEOUT_S
@@ -161,6 +167,7 @@ class JudgeOptions:
     max_tokens: int | None = None
     base_url: str | None = None
     price: prices.Price | None = None
+    cache_ttl: str = "5m"
 
     @classmethod
     def parse(cls, options: Mapping[str, object], judge: str) -> JudgeOptions:
@@ -185,8 +192,13 @@ class JudgeOptions:
         images = options.get("images", True)
         env = options.get("env")
         price = prices.price_for(judge, env if isinstance(env, Mapping) else None)
+        cache_ttl = options.get("cache_ttl", "5m")
+        if cache_ttl not in CACHE_TTLS:
+            raise ConfigError(f"{judge}: cache_ttl must be one of {', '.join(CACHE_TTLS)}, not {cache_ttl!r}")
+        if cache_ttl == "1h" and price is not None:
+            price = prices.with_hour_cache(price)
         return cls(timeout=timeout, max_retries=int(retries), images=bool(images), max_tokens=max_tokens,
-                   base_url=base_url or None, price=price)
+                   base_url=base_url or None, price=price, cache_ttl=str(cache_ttl))
 
 
 def _number(value: object, option: str, judge: str, default: float) -> float:
@@ -362,7 +374,7 @@ class LLMJudge(ABC, Generic[ClientT]):
         prompt = prompts.build_prompt(request)
         schema = prompts.verdict_schema()
         try:
-            return self._judge(prompt, schema)
+            return with_blind_spots(self._judge(prompt, schema), request.diagnostics)
         finally:
             self.close()
 

@@ -31,8 +31,8 @@ class Verdict(_Model):
     rollback_step: int | None = Field(
         None, description="The step to roll back to; required when decision is rollback, else null.")
     rollback_checkpoint: str | None = Field(
-        None, description="Checkpoint path (relative to the run directory) at or before rollback_step; null if "
-        "none is on disk.")
+        None, description="A checkpoint path exactly as the checkpoint list gives it (relative to the run "
+        "directory), at or before rollback_step; null if none is on disk.")
     confidence: float = Field(ge=0.0, le=1.0, description="How sure the judge is, 0 to 1.")
     headline: str = Field(description="One sentence a busy practitioner reads first.")
     rationale: str = Field(description="The reasoning, a short paragraph: trajectory, KL/reward, signal health, "
@@ -41,7 +41,8 @@ class Verdict(_Model):
     risks: list[str] = Field(default_factory=list, description="What could go wrong with this decision.")
     recommended_actions: list[str] = Field(default_factory=list, description="Concrete next steps.")
     could_not_see: list[str] = Field(
-        default_factory=list, description="Signals the run does not log and what that leaves unknown.")
+        default_factory=list, description="Signals the run does not log and what that leaves unknown (an LLM judge "
+        "leaves it empty: the diagnosis's list is filled in).")
 
     @model_validator(mode="after")
     def _rollback_needs_a_step(self) -> Verdict:

@@ -39,6 +39,7 @@ from assessor.judge.models import Usage
 PRICES_VARIABLE = "ASSESSOR_PRICES"
 ANTHROPIC_CACHE_READ = 0.1  # x the input price
 ANTHROPIC_CACHE_WRITE = 1.25  # x the input price (5-minute cache)
+ANTHROPIC_CACHE_WRITE_HOUR = 2.0  # x the input price (1-hour cache)
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,11 @@ def price_for(judge: str, env: Mapping[str, str] | None = None) -> Price | None:
         return table[judge]
     matches = [name for name in table if judge.startswith(name + "-")]
     return table[max(matches, key=len)] if matches else None
+
+
+def with_hour_cache(price: Price) -> Price:
+    """`price` with cache writes at Anthropic's one-hour rate (2x input instead of 1.25x)."""
+    return Price(price.input, price.output, price.cached_input, price.input * ANTHROPIC_CACHE_WRITE_HOUR)
 
 
 def cost(usage: Usage, price: Price) -> float:

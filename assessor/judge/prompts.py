@@ -303,7 +303,9 @@ def system_parts(algorithm: str | None) -> tuple[str, str]:
     """
     instructions = render(SYSTEM_TEMPLATE, {"skill_guide": _demote(skill_guide().strip())})
     cards = render(CARDS_TEMPLATE, {
-        "algorithm": label(algorithm) if algorithm else "not detected",
+        # The system message carries nothing from the run: an algorithm we hold no card for is not named.
+        "algorithm": ("not detected" if not algorithm else algorithm.strip().lower()
+                      if algorithm.strip().lower() in ALGORITHM_CARDS else "not recognised"),
         "cards": [{"name": name, "text": _demote(text.strip())} for name, text in cards_for(algorithm)],
     })
     return _tidy(instructions) + "\n", _tidy(cards)

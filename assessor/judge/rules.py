@@ -51,12 +51,17 @@ SPENT = {
     "kl_up_reward_flat": 1.0, "reward_saturated": 1.5, "dpo_loss_flat_at_ln2": 1.5, "loss_sign_reversal": 1.0,
     "length_truncation": 1.0, "dpo_loss_rising": 1.0, "component_saturated_other_levelled_off": 1.0,
     "eval_not_transferring": 1.0, "eval_plateau": 1.0, "length_at_cap_from_start": 1.0, "task_component_flat": 1.0,
+    "critic_not_learning": 1.0,
 }
 # These only argue for stopping while reward is not improving: with reward rising they are risks to watch.
 SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation", "length_at_cap_from_start"})
 # A cap too tight from the very start only says the run is spent when reward never improved under it: a run
 # whose reward rose and holds is learning, truncated or not (a risk to watch).
 SPENT_UNLESS_NEVER_IMPROVED = frozenset({"length_at_cap_from_start"})
+# A critic that never learnt feeds the policy noise: that run is spent as configured, unless it learns anyway (the
+# held-out eval moved up, or the reward clearly rose), in which case it is a risk to watch.
+SPENT_UNLESS_LEARNING = frozenset({"critic_not_learning"})
+CLEAR_RISE_NOISE = 3.0  # a rise of this many noise units since the start is learning, whatever the critic says
 SETUP_FAILURE = frozenset({"identical_rewards", "no_learning_signal"})
 ROLLBACK_BAR = 2.0  # a critical finding, or two warnings that agree
 EARLY_PROGRESS = 0.05
@@ -123,7 +128,12 @@ def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
     # An eval that never rose vouches for nothing: holding a level the run started at is not health.
     curve = d.signals.get(f"eval/{e.metric}")
     learned = curve is not None and e.now is not None and e.now - curve.start > 2 * curve.noise
-    return at_best and learned and e.now_step >= finding.steps[0] and e.now_step >= 0.9 * (d.run.last_step or 0)
+    if curve is None or not (at_best and learned and e.now_step >= finding.steps[0]):
+        return False
+    # Current: the latest evaluation the eval cadence allows (or within the last tenth of the run).
+    last = d.run.last_step or 0
+    cadence = (curve.last_step - curve.first_step) / max(1, curve.points - 1)
+    return last - e.now_step <= max(0.1 * last, cadence)
 
 
 def _never_improved(d: Diagnostics) -> bool:
@@ -149,6 +159,14 @@ def _never_improved(d: Diagnostics) -> bool:
     return False
 
 
+def _learning_anyway(d: Diagnostics) -> bool:
+    """The held-out eval moved up and holds, or the reward rose clearly since the start."""
+    if any(c.moved and c.decline_noise < 2.0 for c in d.eval.curves):
+        return True
+    curve = d.signals.get(d.reward.metric or "")
+    return curve is not None and curve.noise > 0 and (curve.now - curve.start) / curve.noise >= CLEAR_RISE_NOISE
+
+
 def _sort(d: Diagnostics) -> _Weighed:
     degradation, spent, setup, diverged, other = [], [], [], [], []
     for f in d.findings:
@@ -164,7 +182,8 @@ def _sort(d: Diagnostics) -> _Weighed:
         elif kind in SPENT and f.severity in ("warning", "critical", "watch") and not (
                 kind in SPENT_UNLESS_IMPROVING and (d.reward.trend == "rising" or (f.severity == "watch"
                                                     and kind == "length_truncation"))) and not (
-                kind in SPENT_UNLESS_NEVER_IMPROVED and not _never_improved(d)):
+                kind in SPENT_UNLESS_NEVER_IMPROVED and not _never_improved(d)) and not (
+                kind in SPENT_UNLESS_LEARNING and _learning_anyway(d)):
             spent.append(f)
         elif f.severity in ("warning", "critical"):
             other.append(f)
@@ -188,9 +207,18 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
     spent = w.weight(w.spent, SPENT)
     if spent >= 1.0:
         return _spent(d, w, spent)
-    if finished and not _still_improving(d):
+    if finished and not _worth_extending(d):
         return _finished_on_plateau(d, w)
     return _continue(d, w)
+
+
+def _worth_extending(d: Diagnostics) -> bool:
+    """Whether a finished run should be extended: only while it climbs at full pace.
+
+    A rise that is slowing down (the latest third under half the middle third's rate) has reached diminishing
+    returns, and the final weights are the ones to keep.
+    """
+    return _still_improving(d) and not d.reward.slowing
 
 
 def _eval_stands_still(d: Diagnostics) -> EvalCurve | None:
@@ -334,6 +362,12 @@ def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
                     "learn from these prompts; keep the current model.")
         actions = ["Keep the latest checkpoint.", "For more gains, move to harder prompts (ones the model solves "
                    "only sometimes) rather than training longer."]
+    elif "critic_not_learning" in kinds:
+        headline = ("Stop: the critic has never learnt to predict the returns (explained variance at or below 0 "
+                    "throughout), so the policy is trained on advantages that are noise; fix the critic first.")
+        actions = ["Keep the current checkpoint (nothing later will be better while the critic is broken).",
+                   "Check the critic's learning rate and warm-up (critic_warmup), value clipping and the value head "
+                   "before training further."]
     elif "task_component_flat" in kinds:
         headline = ("Stop: the reward component that says the task was solved has not moved over the whole run; the "
                     "total moves only on its other parts, so more steps will not teach the task.")
@@ -391,6 +425,10 @@ def _finished_on_plateau(d: Diagnostics, w: _Weighed) -> Verdict:
         headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and held-out {curve.metric} has "
                     f"not improved on its best ({num(curve.peak)} at step {curve.peak_step}) since; keep the final "
                     "weights.")
+    elif _still_improving(d):
+        headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and the rise of {metric} has "
+                    f"slowed to under half its earlier rate ({num(r.now)} now): more steps would buy little; keep the "
+                    "final weights.")
     else:
         headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and {metric} is no longer "
                     f"improving{where} ({num(r.now)} now); keep the final weights.")

@@ -1,26 +1,29 @@
 """Text that comes from the run (names, paths, labels, completion samples): untrusted, kept in its place.
 
-Free text from the run appears only inside the fenced data block at the end of the user message. The fence lines
-carry an unguessable token; any occurrence of the token, and of triple backticks, inside the data is broken up
-(`neutralise`), so the data cannot close the block or open a new one. Short labels from the run's logs and
-config (metric keys, reward-function names, model id, loss type) appear outside the block only when they look
-like identifiers (`label`); paths inside diagnostic sentences are replaced by "checkpoint at step N" (`Scrubber`).
+Everything the run supplies appears only inside the fenced data block at the end of the user message. The fence
+lines carry an unguessable token; any occurrence of the token, and of triple backticks, inside the data is broken
+up (`neutralise`), so the data cannot close the block or open a new one. The evidence sheet outside the block
+names metrics by our own canonical names (`reward_mean`, `eval/reward_mean`); a label the run chose (a metric
+key outside the alias table, a reward-function name, the model id, a loss type) is written there as a reference,
+`[run label 3]`, and its text is listed in the block (`Scrubber.label`, `Scrubber.listing`), so a metric named
+`eval/ignore_previous_instructions` is data in the fence like any other run text. Paths inside diagnostic
+sentences are replaced by "checkpoint at step N".
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
+from assessor.printable import without_escapes
 from assessor.run import Checkpoint
 
 FENCE = "```"
 MAX_OBSERVATION_CHARS = 480
 UNPRINTABLE = "[unprintable label]"
+MAX_LABEL_CHARS = 200
 
 _LABEL = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./:@+\-]{0,79}")
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def label(text: str) -> str:
@@ -34,8 +37,7 @@ def label(text: str) -> str:
 
 def clean(text: str) -> str:
     """Text without terminal escapes, control characters or lone surrogates (newlines and tabs kept)."""
-    text = text.encode("utf-8", "replace").decode("utf-8")  # undecodable file-name bytes arrive as surrogates
-    return _CONTROL.sub("", _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n")))
+    return without_escapes(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def neutralise(text: str, token: str) -> str:
@@ -59,24 +61,43 @@ def cut(text: str, limit: int) -> str:
 
 
 class Scrubber:
-    """Replaces run-supplied paths and non-identifier labels inside diagnostic sentences."""
+    """Keeps run-chosen labels and paths off the evidence sheet: references and step numbers stand in for them.
 
-    def __init__(self, checkpoints: Sequence[Checkpoint], labels: Sequence[str]) -> None:
+    Args:
+        checkpoints: The run's checkpoints (their paths are replaced in sentences).
+        labels: Every label the run chose that the sheet may mention (metric keys, reward-function names, model
+            id, loss type, ...); each gets a reference `[run label N]`, numbered in sorted order.
+        known: Our own names, written as they are.
+    """
+
+    def __init__(self, checkpoints: Sequence[Checkpoint], labels: Sequence[str], known: Collection[str]) -> None:
+        self.known = known
+        self.refs = {raw: f"[run label {i}]" for i, raw in enumerate(sorted({x for x in labels if x not in known}), 1)}
         self.replacements: dict[str, str] = {}
         for c in checkpoints:
             if c.path:
                 self.replacements[c.path] = f"[checkpoint at step {c.step}]"
-        for raw in labels:
-            if len(raw) >= 3 and label(raw) != raw:
-                self.replacements[raw] = UNPRINTABLE
+        for raw, ref in self.refs.items():
+            if len(raw) >= 3:  # shorter ones would match inside ordinary words
+                self.replacements[raw] = ref
         keys = sorted(self.replacements, key=len, reverse=True)
-        self.pattern = re.compile("|".join(re.escape(k) for k in keys)) if keys else None
+        # Whole labels only: `reward` inside `reward_mean` is not the label `reward`.
+        self.pattern = re.compile(
+            "|".join(rf"(?<![\w./:@+\-]){re.escape(k)}(?![\w./:@+\-])" for k in keys)) if keys else None
 
     def __call__(self, text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
-        """`text` with paths and bad labels replaced, on one line, no fences, at most `limit` characters."""
+        """`text` with paths and run labels replaced, on one line, no fences, at most `limit` characters."""
         if self.pattern is not None:
             text = self.pattern.sub(lambda m: self.replacements[m.group(0)], text)
         return one_line(clean(text).replace(FENCE, "` ` `"), limit)
+
+    def label(self, text: str) -> str:
+        """One of our names as it is, a run label as its reference (one not registered: `[unprintable label]`)."""
+        return text if text in self.known else self.refs.get(text, UNPRINTABLE)
+
+    def listing(self, token: str) -> list[tuple[str, str]]:
+        """(reference, text) of every run label, for the data block: on one line, fence-safe."""
+        return [(ref, neutralise(one_line(raw, MAX_LABEL_CHARS), token)) for raw, ref in self.refs.items()]
 
 
 def fence_lines(token: str) -> tuple[str, str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from assessor.errors import ConfigError, JudgeError
-from assessor.judge.base import JudgeRequest, JudgeResult
+from assessor.judge.base import JudgeRequest, JudgeResult, with_blind_spots
 from assessor.judge.llm import describe_validation, parse_output
 
 VERDICT_FILE = "verdict.json"
@@ -72,7 +72,7 @@ class VerdictsJudge:
 
     def judge(self, request: JudgeRequest) -> JudgeResult:
         """The verdict written for this run or case."""
-        return read_verdict(self.path_for(request))
+        return with_blind_spots(read_verdict(self.path_for(request)), request.diagnostics)
 
 
 def make(model: str | None = None, **options: object) -> VerdictsJudge:

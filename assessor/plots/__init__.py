@@ -15,6 +15,7 @@ touches pyplot's global figure registry or the interactive backend of the callin
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -41,7 +42,11 @@ def save_figure(fig: Figure, path: Path) -> Path:
         The path written.
     """
     FigureCanvasAgg(fig)  # attaches itself as fig.canvas: Agg rendering whatever backend pyplot may use
-    fig.savefig(path, format="png", dpi=DPI)
+    with warnings.catch_warnings():
+        # A run name or metric key in a script the font lacks (or with control characters) is drawn as boxes;
+        # one stderr warning per character would bury the verdict.
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
+        fig.savefig(path, format="png", dpi=DPI)
     return path
 
 

@@ -20,7 +20,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
-from assessor.diagnose.models import Diagnostics, SignalSummary
+from assessor.diagnose.models import Diagnostics, SignalSummary, Stretch
 from assessor.plots import style
 from assessor.plots._common import (
     FigureData,
@@ -84,11 +84,23 @@ def _reward_panel(ax: Axes, data: FigureData) -> None:
     if peak_step is not None and peak is not None:
         ax.plot([peak_step], [peak], marker="*", color=COLORS["peak"], markersize=15, markeredgecolor="black",
                 markeredgewidth=0.6, linestyle="none", zorder=7, label=f"train peak {fmt_num(peak)} @ {peak_step}")
+    if data.diag.reward.metric == "reward_mean":
+        _draw_stretches(ax, data.diag.reward.peak_stretch, data.diag.reward.latest_stretch)
     annotate_signal(ax, data, "reward_mean")
     _mark_disk_checkpoints(ax, data)
     twin = _eval_overlay(ax, data)
     ax.set_ylabel("reward")
     legend_above(ax, [twin] if twin is not None else None)
+
+
+def _draw_stretches(ax: Axes, peak: Stretch | None, latest: Stretch | None) -> None:
+    """The two stretch means a decline is read from, as the evidence sheet prints them (not the smoothed line)."""
+    for stretch, name in ((peak, "peak stretch"), (latest, "latest stretch")):
+        if stretch is None:
+            continue
+        ax.hlines(stretch.mean, stretch.first_step, stretch.last_step, colors=COLORS["peak"], linewidth=3.0,
+                  alpha=0.8, zorder=6, label=f"{name} mean {fmt_num(stretch.mean)} "
+                  f"(steps {stretch.first_step}–{stretch.last_step})")
 
 
 def _band_moves(lo: np.ndarray, hi: np.ndarray) -> bool:

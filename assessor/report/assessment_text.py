@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from rich.text import Text
 
 from assessor.assessment import Assessment
 from assessor.judge.models import Usage
+from assessor.printable import json_text, printable
 
 DECISION_LABEL = {"continue": "CONTINUE", "stop": "STOP", "rollback": "ROLL BACK"}
 DECISION_STYLE = {
@@ -25,7 +25,6 @@ DECISION_STYLE = {
     "stop": "bold white on red3",
     "rollback": "bold black on orange1",
 }
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 DECISION_ACCENT = {"continue": "green4", "stop": "red3", "rollback": "orange1"}
 
 
@@ -39,7 +38,7 @@ def contract_json(assessment: Assessment, indent: int | None = 2) -> str:
     Returns:
         The JSON text, without a trailing newline.
     """
-    return json.dumps(_finite(assessment.contract()), indent=indent, ensure_ascii=False, allow_nan=False)
+    return json_text(json.dumps(_finite(assessment.contract()), indent=indent, ensure_ascii=False, allow_nan=False))
 
 
 def _finite(value: Any) -> Any:
@@ -192,4 +191,4 @@ def _section(console: Console, title: str, lines: list[Text], bullet: str, accen
 def _emit(console: Console, text: Text) -> None:
     # rich keeps ESC and most other control characters: a run name or an observation could drive the terminal.
     # Replaced one for one, so the styled spans still line up.
-    console.print(Text(_CONTROL.sub("\ufffd", text.plain), style=text.style, spans=text.spans, end=text.end))
+    console.print(Text(printable(text.plain), style=text.style, spans=text.spans, end=text.end))

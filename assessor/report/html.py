@@ -16,6 +16,7 @@ import jinja2
 
 from assessor.assessment import Assessment
 from assessor.diagnose.context import num
+from assessor.printable import printable
 from assessor.report.assessment_text import (
     DECISION_LABEL,
     contract_json,
@@ -77,7 +78,8 @@ def render_html(assessment: Assessment) -> str:
         The page.
     """
     template = _environment().get_template("report.html.j2")
-    return template.render(**_view(assessment))
+    # Autoescaping stops markup, not ESC or BEL: `cat report.html` must not drive the terminal either.
+    return printable(template.render(**_view(assessment)))
 
 
 def _environment() -> jinja2.Environment:

@@ -2,7 +2,8 @@
 
 Every string from a run or a judge is escaped: Markdown punctuation that would change the layout is
 backslash-escaped and `<`, `>`, `&` become entities, so untrusted text can neither inject HTML (GitHub
-renders raw HTML in Markdown) nor break a list or a table.
+renders raw HTML in Markdown) nor break a list or a table. Control characters (ESC, BEL, ...) are replaced in
+the whole document, so `cat report.md` cannot drive the terminal.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from assessor.assessment import Assessment
 from assessor.diagnose.context import num
+from assessor.printable import printable
 from assessor.report.assessment_text import (
     DECISION_LABEL,
     cost_label,
@@ -90,7 +92,7 @@ def render_markdown(assessment: Assessment, base: Path | None = None) -> str:
     lines += _findings(a)
     lines += _signals(a)
     lines += _run_facts(a)
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return printable("\n".join(lines).rstrip("\n") + "\n")
 
 
 def _list(title: str, items: list[str]) -> list[str]:

@@ -145,8 +145,9 @@ def evaluate(
     """
     from assessor.pipeline import truncate
 
-    # Failing runs are replayed for the detection delay, healthy ones for alarms on their prefixes.
-    plans = [(item, delay_points(item.run, delay_count) if item.case.onset_step is not None or item.case.healthy
+    # Failing runs are replayed for the detection delay, healthy ones for alarms on their prefixes. A problem that
+    # `continue` also answers (a plateau where stopping only saves compute) has nothing to detect, so it is neither.
+    plans = [(item, delay_points(item.run, delay_count) if item.case.needs_action or item.case.healthy
               else []) for item in loaded]
     cheap = [j for j in judges if j.cheap]
     if progress is not None:

@@ -1,0 +1,40 @@
+"""The critic of PPO-style runs (GAE with a value model): has it learnt to predict the returns?
+
+Explained variance is 1 - Var(returns - values) / Var(returns): 1 for a perfect critic, 0 for one that predicts
+no better than a constant, negative for one that predicts worse. A healthy critic climbs above zero within its
+first updates; one that never does hands the policy advantages that are noise, so whatever the policy does
+afterwards is not learning from the reward. Zero is the line by construction, not a tuned threshold.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from assessor.diagnose import robust
+from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.models import CriticDiagnosis
+
+MIN_POINTS = 20  # logged steps before a critic can be said never to have learnt
+
+
+def diagnose_critic(ctx: Context) -> CriticDiagnosis:
+    """Read `value_explained_var` (verl `critic/vf_explained_var`, OpenRLHF and TRL PPO alike) when it is logged."""
+    reading = ctx.book.get("value_explained_var")
+    if reading is None:
+        return CriticDiagnosis()
+    values, steps = reading.series.values, reading.series.steps
+    n = len(values)
+    third = max(1, n // 3)
+    recent = float(np.mean(values[-third:]))
+    width = robust.stretch_width(n)
+    best = float(np.max(robust.window_means(values, width))) if n >= width else float(np.max(values))
+    out = CriticDiagnosis(explained_var_start=float(values[0]), explained_var_best=best,
+                          explained_var_now=recent)
+    if n >= MIN_POINTS and best <= 0.0:
+        out.findings.append(finding(
+            "value_explained_var", "critic_not_learning", "warning",
+            f"the critic has never learnt: value explained variance has stayed at or below 0 over all {n} logged "
+            f"steps (best stretch {num(best)}, latest third {num(recent)}), so it predicts the returns no better "
+            "than a constant and the advantages it gives the policy are noise (check the critic's learning rate, "
+            "warm-up and value clipping)", [int(steps[0]), int(steps[-1])]))
+    return out

@@ -1,0 +1,95 @@
+"""The JSONL reader's columnar path (polars) reads exactly what the line-by-line path (`json`) reads."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from assessor import load_run
+from assessor.ingest.jsonl import READER, JsonlParse
+
+
+def line_by_line(path: Path) -> pd.DataFrame:
+    parse = JsonlParse(path)
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        parse.feed(handle)
+    return parse.result().frame
+
+
+def canonical(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.assign(key=frame["key"].astype(str), split=frame["split"].astype(str))
+    return out.sort_values(["key", "split", "step", "value"], kind="stable").reset_index(drop=True)
+
+
+def verl_line(step: int, **extra: object) -> str:
+    data = {"actor/pg_loss": 0.1 * step, "critic/score/mean": math.sin(step), "timing_s/gen": 1.5, **extra}
+    return json.dumps({"step": step, "data": data})
+
+
+MESSY = {
+    "verl": [verl_line(s) for s in range(1, 400)],
+    "verl_nan_as_null_and_bare_nan": [verl_line(s, extra=None if s % 7 == 0 else (math.nan if s % 11 == 0 else s))
+                                      for s in range(1, 400)],
+    "flat_with_text_bools_and_lists": [json.dumps({"step": s, "reward": s / 10, "note": "hi", "flag": True,
+                                                   "hist": [1, 2], "nested": {"a": {"b": s}}})
+                                       for s in range(1, 300)],
+    "bad_lines_blank_lines_non_objects": [
+        *(json.dumps({"step": s, "loss": 1 / s}) for s in range(1, 200)), "", "[1, 2]", "42", "not json {",
+        *(json.dumps({"step": s, "loss": 1 / s}) for s in range(200, 400)), "   ",
+    ],
+    "resume_with_duplicate_steps": [json.dumps({"step": s, "loss": s * 0.5}) for s in [*range(1, 150),
+                                                                                      *range(100, 300)]],
+    "a_new_key_appears_late_and_one_goes": [
+        *(json.dumps({"step": s, "a": s}) for s in range(1, 200)),
+        *(json.dumps({"step": s, "b": -s}) for s in range(200, 400)),
+    ],
+    "strings_that_are_numbers_and_a_step_counter": [json.dumps({"global_step": s, "grpo_step": s * 2,
+                                                                "lr": str(1e-5 * s)}) for s in range(1, 300)],
+    "event_log_with_kinds": [json.dumps({"type": "eval" if s % 10 == 0 else "rollout", "grpo_step": s, "r": s})
+                             for s in range(1, 300)],
+    "mixed_number_and_object": [json.dumps({"step": 1, "x": {"y": 1}}), json.dumps({"step": 2, "x": 3}),
+                                *(json.dumps({"step": s, "z": s}) for s in range(3, 200))],
+    "crlf_and_infinity": [json.dumps({"step": s, "v": math.inf if s == 50 else s}) + "\r" for s in range(1, 200)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(MESSY))
+def test_columnar_reading_matches_line_by_line(tmp_path: Path, name: str) -> None:
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("\n".join(MESSY[name]) + "\n", encoding="utf-8")
+    read = READER.read(path)
+    pd.testing.assert_frame_equal(canonical(read.frame), canonical(line_by_line(path)))
+    parse = JsonlParse(path)
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        parse.feed(handle)
+    expected = parse.result()
+    assert read.warnings == expected.warnings
+    assert read.notes == expected.notes
+
+
+def test_a_line_nested_100000_deep_is_one_bad_line_not_an_error(tmp_path: Path) -> None:
+    deep = '{"a": ' * 100_000 + "1" + "}" * 100_000
+    lines = [json.dumps({"step": s, "reward": s / 100}) for s in range(1, 100)]
+    path = tmp_path / "log.jsonl"
+    path.write_text("\n".join([*lines[:50], json.dumps({"step": 50.5})[:-1] + ', "x": ' + deep + "}", *lines[50:]])
+                    + "\n", encoding="utf-8")
+    read = READER.read(path)
+    assert any("1 lines are not JSON" in w and "line 51" in w for w in read.warnings), read.warnings
+    assert len(read.frame) == 99
+    run = load_run(tmp_path)
+    assert run.last_step == 99
+
+
+def test_a_half_written_last_line_is_ignored_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    lines = [json.dumps({"step": s, "reward": s / 100}) for s in range(1, 300)]
+    path.write_text("\n".join(lines) + "\n" + lines[0][:9], encoding="utf-8")
+    read = READER.read(path)
+    assert read.frame["step"].max() == 299
+    assert any("last line is incomplete" in w for w in read.warnings)
+    path.write_text("\n".join(lines), encoding="utf-8")  # whole, but its newline not written yet
+    assert READER.read(path).warnings == []
