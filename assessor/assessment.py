@@ -27,6 +27,8 @@ class Assessment(BaseModel):
     diagnostics: Diagnostics
     plots: list[str] = Field(default_factory=list, description="Figures written, as paths.")
     usage: Usage | None = None
+    judge_fallback: str | None = Field(
+        None, description="Why the rules judge decided in place of the LLM `auto` chose (its API was unreachable).")
 
     @property
     def exit_code(self) -> int:

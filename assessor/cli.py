@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -15,6 +16,7 @@ from assessor.printable import json_text, one_line
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
+EXIT_INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,15 +25,32 @@ def cli() -> None:
     """Read RL post-training runs and say: continue, stop, or roll back."""
 
 
+_RUN_HELP = "A run directory or log file, or mlflow://HOST:PORT/RUN_ID (a run on an MLflow tracking server)."
+_TRACKING = click.option("--tracking-uri", metavar="URL", help="Read RUN_DIR as a run id on this MLflow tracking "
+                         "server (http(s)://HOST:PORT); needs the mlflow extra.")
+
+
+def _run_source(run_dir: str, tracking_uri: str | None) -> str | Path:
+    """A tracking server's run (`mlflow://...`, kept as text) or a path on disk."""
+    from assessor.ingest.mlflow_server import is_tracking_uri, tracking_source
+
+    source = tracking_source(run_dir, tracking_uri)
+    return source if is_tracking_uri(source) else Path(source)
+
+
 @cli.command()
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run_dir")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def inspect(run_dir: Path, fmt: str) -> None:
-    """Show what was read from RUN_DIR: sources, metrics, checkpoints, GPU telemetry, facts, warnings."""
+@_TRACKING
+def inspect(run_dir: str, fmt: str, tracking_uri: str | None) -> None:
+    """Show what was read from RUN_DIR: sources, metrics, checkpoints, GPU telemetry, facts, warnings.
+
+    RUN_DIR may also be mlflow://HOST:PORT/RUN_ID, a run on an MLflow tracking server.
+    """
     from assessor import inspect_run, load_run
     from assessor.report.inspect_text import render_inspection
 
-    report = inspect_run(load_run(run_dir))
+    report = inspect_run(load_run(_run_source(run_dir, tracking_uri)))
     if fmt == "json":
         click.echo(json_text(report.model_dump_json(indent=2)))
     else:
@@ -66,7 +85,7 @@ def diagnose(run_dir: Path, fmt: str, out_dir: Path | None, no_plots: bool) -> N
 
 
 @cli.command()
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run_dir")
 @click.option("--judge", "judge_spec", default="auto", show_default=True, metavar="auto|rules|anthropic[:MODEL]|"
               "openai[:MODEL]|fake|verdicts:DIR", help="Who decides; auto: Anthropic, else OpenAI if its key is set, "
               "else rules; verdicts:DIR reads DIR/<run name>/verdict.json.")
@@ -76,10 +95,14 @@ def diagnose(run_dir: Path, fmt: str, out_dir: Path | None, no_plots: bool) -> N
               help="Also write report.html, report.md, verdict.json and the plots here.")
 @click.option("--no-plots", is_flag=True, help="Do not render plots.")
 @click.option("--no-images", is_flag=True, help="Do not send the dashboard image to an LLM judge.")
+@_TRACKING
 @click.pass_context
-def assess(ctx: click.Context, run_dir: Path, judge_spec: str, fmt: str, out_dir: Path | None, no_plots: bool,
-           no_images: bool) -> None:
-    """Decide whether RUN_DIR should continue, stop or roll back. Exit code 0 continue, 10 stop, 11 rollback."""
+def assess(ctx: click.Context, run_dir: str, judge_spec: str, fmt: str, out_dir: Path | None, no_plots: bool,
+           no_images: bool, tracking_uri: str | None) -> None:
+    """Decide whether RUN_DIR should continue, stop or roll back. Exit code 0 continue, 10 stop, 11 rollback.
+
+    RUN_DIR may also be mlflow://HOST:PORT/RUN_ID, a run on an MLflow tracking server.
+    """
     from assessor.pipeline import assess as assess_run
     from assessor.report.assessment_text import contract_json, render_assessment
     from assessor.report.html import render_html, write_reports
@@ -88,18 +111,25 @@ def assess(ctx: click.Context, run_dir: Path, judge_spec: str, fmt: str, out_dir
     with tempfile.TemporaryDirectory(prefix="assessor-") as scratch:
         # A page printed to stdout still embeds its figures: draw them in a scratch folder.
         plot_dir = out_dir or (Path(scratch) if fmt == "html" and not no_plots else None)
-        assessment = assess_run(run_dir, judge_spec, plot_dir, plots=not no_plots, images=not no_images)
-        if judge_spec == "auto":
+        assessment = assess_run(_run_source(run_dir, tracking_uri), judge_spec, plot_dir, plots=not no_plots,
+                                images=not no_images)
+        if assessment.judge_fallback:
+            click.echo(f"judge: rules ({assessment.judge_fallback})", err=True)
+        elif judge_spec == "auto":
             click.echo(f"judge: {assessment.judge} ({_auto_judge_reason()})", err=True)
         written: list[Path | str] = [*write_reports(assessment, out_dir), *assessment.plots] if out_dir else []
+        # With --out the files are the output: stdout keeps only what a pipe needs (the JSON contract; no second
+        # copy of a page already in DIR), and "Wrote: ..." goes to stderr (the text report ends with it instead).
         if fmt == "json":
             click.echo(contract_json(assessment))
-        elif fmt == "markdown":
+        elif fmt == "markdown" and out_dir is None:
             click.echo(render_markdown(assessment), nl=False)
-        elif fmt == "html":
+        elif fmt == "html" and out_dir is None:
             click.echo(render_html(assessment), nl=False)
-        else:
+        elif fmt == "text":
             render_assessment(assessment, _console(), written)
+        if fmt != "text" and written:
+            click.echo(f"Wrote: {', '.join(str(p) for p in written)}", err=True)
     ctx.exit(assessment.exit_code)
 
 
@@ -132,7 +162,9 @@ def prompt(run_dir: Path, out_dir: Path, judge_spec: str, no_images: bool) -> No
 @click.option("--subset", type=click.Choice(["all", "fast", "synthetic", "real"]), default="all", show_default=True,
               help="fast: cases tagged fast plus one synthetic case per pattern.")
 @click.option("--case", "names", multiple=True, metavar="GLOB",
-              help="Only cases whose name matches; `!GLOB` leaves cases out; repeatable.")
+              help="Only cases whose name or set (case file: real_runs, holdout2, ...) matches; `!GLOB` leaves "
+              "them out; repeatable.")
+@click.option("--verbose", is_flag=True, help="List every case left out, with the reason.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               help="Also write eval.md and eval.json here.")
@@ -157,16 +189,18 @@ def prompt(run_dir: Path, out_dir: Path, judge_spec: str, no_images: bool) -> No
 def eval_(ctx: click.Context, source: Path, judge_specs: tuple[str, ...], baselines: tuple[str, ...], subset: str,
           names: tuple[str, ...], fmt: str, out_dir: Path | None, cassettes: Path | None, record: bool,
           replay_llm: bool, delay_points: int, cache_dir: Path | None, no_images: bool, prices: tuple[str, ...],
-          check_floor: Path | None, write_floor: Path | None, export_dir: Path | None) -> None:
+          check_floor: Path | None, write_floor: Path | None, export_dir: Path | None, verbose: bool) -> None:
     """Score judges on the labelled cases in SOURCE (a folder of case files, or one file) [default: evals]."""
     from assessor.evals import harness
     from assessor.evals.report import progress_bar, render_json, render_markdown, write_reports
 
+    left_out = _LeftOut(verbose)
     if export_dir is not None:
         from assessor.evals.harness.export import export_prompts
 
         written = export_prompts(source, export_dir, subset=subset, names=names, cache_dir=cache_dir,
-                                 images=not no_images, warn=lambda m: click.echo(m, err=True))
+                                 images=not no_images, warn=left_out)
+        left_out.summarise()
         click.echo(f"wrote the prompts of {len(written)} cases to {export_dir}/<case>/", err=True)
         return
 
@@ -176,7 +210,8 @@ def eval_(ctx: click.Context, source: Path, judge_specs: tuple[str, ...], baseli
                                   record=record, replay_llm=replay_llm, images=not no_images)
     with progress_bar() as bar:
         report = harness.run_eval(source, judges, subset=subset, names=names, cache_dir=cache_dir,
-                                  delay_count=delay_points, progress=bar, warn=lambda m: click.echo(m, err=True))
+                                  delay_count=delay_points, progress=bar, warn=left_out)
+    left_out.summarise()
     if floor is not None:
         report.floor = harness.check_floor(report, floor)
     if write_floor is not None:
@@ -188,6 +223,53 @@ def eval_(ctx: click.Context, source: Path, judge_specs: tuple[str, ...], baseli
     if report.floor is not None:
         click.echo(report.floor.message, err=True)
         ctx.exit(0 if report.floor.passed else 1)
+
+
+class _LeftOut:
+    """What `eval` leaves out: runs not on this machine yet are one line per command that brings them; the rest listed.
+
+    Real runs kept out of the repository by their licence say `fetch it with ...`; holdout runs, which their set's
+    script writes, say `write the runs with ...` (see `assessor.evals.harness.loading.locate_runs`).
+    """
+
+    _FIX = re.compile(r"(?:fetch it|write the runs) with `([^`]+)`$")
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.by_fix: dict[str, int] = {}
+
+    def __call__(self, message: str) -> None:
+        fix = self._FIX.search(message)
+        if fix is None or self.verbose:
+            click.echo(message, err=True)
+        else:
+            self.by_fix[fix.group(1)] = self.by_fix.get(fix.group(1), 0) + 1
+
+    def summarise(self) -> None:
+        if self.by_fix:
+            fixes = "; ".join(f"{count} by `{command}`" for command, count in self.by_fix.items())
+            total = sum(self.by_fix.values())
+            click.echo(f"left out {total} cases whose runs are not on this machine yet (brought here {fixes}); "
+                       "--verbose lists them", err=True)
+
+
+@cli.command("fetch-real-runs")
+@click.argument("source", default="evals", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--run", "names", multiple=True, metavar="NAME", help="Only this run; repeatable [default: all].")
+@click.option("--mirror", metavar="URL", help="A copy of the team's real-runs folder served as URL/<run>/<file>; "
+              "needed for files the team wrote (transcriptions), which are published nowhere upstream.")
+@click.pass_context
+def fetch_real_runs(ctx: click.Context, source: Path, names: tuple[str, ...], mirror: str | None) -> None:
+    """Fetch the real runs of the eval set that the repository may not hold into SOURCE/real-runs/.
+
+    Every file is checked against the sha256 in SOURCE/real-runs/manifest.yaml; a run with any file that differs
+    is refused. Runs already here (committed, fetched before, or in ../shared/real-runs) are left alone.
+    """
+    from assessor.evals.real_runs import FOLDER, fetch
+
+    report = fetch(source / FOLDER, names=names, mirror=mirror, say=lambda m: click.echo(m, err=True))
+    click.echo(report.line(), err=True)
+    ctx.exit(1 if report.failed else 0)
 
 
 @cli.group()
@@ -222,18 +304,22 @@ def slack_post(ctx: click.Context, run_dir: Path, channel: str, judge_spec: str,
               help="A folder of runs; runs are named relative to it. Repeatable.")
 @click.option("--judge", "judge_spec", default="auto", show_default=True, metavar="auto|rules|anthropic[:MODEL]|"
               "openai[:MODEL]|fake", help="Who decides, as for `assessor assess`.")
-def slack_bot(roots: tuple[Path, ...], judge_spec: str) -> None:
+@click.option("--mlflow-server", "tracking_servers", multiple=True, metavar="URL",
+              help="An MLflow tracking server (http://HOST:PORT) whose runs may be named as mlflow://HOST:PORT/RUN_ID; "
+              "repeatable; none by default.")
+def slack_bot(roots: tuple[Path, ...], judge_spec: str, tracking_servers: tuple[str, ...]) -> None:
     """Answer `assess <run>`, `status`, `watch <run> every 2h`, `unwatch <run>` in Slack (Socket Mode).
 
     Needs SLACK_BOT_TOKEN (xoxb-…) and SLACK_APP_TOKEN (xapp-…).
     """
     from assessor.integrations.slack_bot import serve
 
-    serve(list(roots), judge=judge_spec, on_ready=lambda line: click.echo(line, err=True))
+    serve(list(roots), judge=judge_spec, on_ready=lambda line: click.echo(line, err=True),
+          tracking_servers=tracking_servers)
 
 
 @cli.command()
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run_dir")
 @click.option("--every", default="15m", show_default=True, metavar="DURATION",
               help="Time between checks: 90s, 15m, 2h, 1d.")
 @click.option("--notify", "notify", multiple=True, metavar="stdout|slack:CHANNEL|webhook:URL",
@@ -249,22 +335,32 @@ def slack_bot(roots: tuple[Path, ...], judge_spec: str) -> None:
               help="End the watch after this long without a new step.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               help="Write the reports and plots of each check here.")
+@_TRACKING
 @click.pass_context
-def watch(ctx: click.Context, run_dir: Path, every: str, notify: tuple[str, ...], judge_spec: str,
+def watch(ctx: click.Context, run_dir: str, every: str, notify: tuple[str, ...], judge_spec: str,
           llm_judge: str | None, heartbeat: str | None, state_path: Path | None, once: bool, idle_timeout: str,
-          out_dir: Path | None) -> None:
-    """Check RUN_DIR every so often; notify when the verdict changes; end when the run ends."""
+          out_dir: Path | None, tracking_uri: str | None) -> None:
+    """Check RUN_DIR every so often; notify when the verdict changes; end when the run ends.
+
+    RUN_DIR may also be mlflow://HOST:PORT/RUN_ID, a run on an MLflow tracking server.
+    """
     from assessor.integrations.watch import make_watcher
 
-    watcher = make_watcher(run_dir, every=every, notify=notify or ("stdout",), judge=judge_spec,
-                           llm_judge=llm_judge, heartbeat=heartbeat, state_path=state_path,
+    watcher = make_watcher(_run_source(run_dir, tracking_uri), every=every, notify=notify or ("stdout",),
+                           judge=judge_spec, llm_judge=llm_judge, heartbeat=heartbeat, state_path=state_path,
                            idle_timeout=idle_timeout, out_dir=out_dir)
     if once:
         outcome = watcher.check()
         for reason in outcome.reasons:
             click.echo(f"watch: {one_line(reason)}", err=True)
-    summary = watcher.summary() if once else watcher.run()
-    click.echo(f"watch: {one_line(summary.line())}", err=True)
+    interrupted = False
+    try:
+        summary = watcher.summary() if once else watcher.run()
+    except KeyboardInterrupt:  # Ctrl-C ends a looping watch; its counters are what the user asked for
+        summary, interrupted = watcher.summary(), True
+    click.echo(f"watch: {one_line(summary.line())}" + ("; interrupted (Ctrl-C)" if interrupted else ""), err=True)
+    if interrupted:
+        ctx.exit(EXIT_INTERRUPTED)
     ctx.exit(summary.last.exit_code if once and summary.last else 0)
 
 def _auto_judge_reason() -> str:

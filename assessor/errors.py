@@ -32,3 +32,10 @@ class JudgeError(AssessorError):
     """A judge could not produce a valid verdict (after its retries): exit code 1."""
 
     exit_code = 1
+
+
+class JudgeUnavailableError(JudgeError):
+    """An LLM judge's API could not be reached (refused connection, timeout, 5xx) after its retries.
+
+    `--judge auto` falls back to the rules judge on this error; a provider named explicitly fails with it.
+    """

@@ -77,7 +77,7 @@ def inspect_run(run: Run) -> RunInspection:
         )
     metrics = dict(sorted(metrics.items(), key=lambda item: (item[1].split != "train", item[0])))
     return RunInspection(
-        path=str(run.path),
+        path=run.where,
         name=run.name,
         framework=run.facts.framework,
         algorithm=run.facts.algorithm,

@@ -10,6 +10,7 @@ from pathlib import Path
 from assessor.assessment import Assessment
 from assessor.diagnose import diagnose
 from assessor.diagnose.models import Diagnostics
+from assessor.errors import JudgeUnavailableError
 from assessor.ingest import load_run
 from assessor.judge import Judge, JudgeRequest, Verdict, get_judge
 from assessor.run import Run
@@ -37,14 +38,18 @@ def assess(
 
 def assess_run(
     run: Run, judge: str | Judge = "auto", out_dir: Path | None = None, plots: bool = True, images: bool = True,
-    diagnostics: Diagnostics | None = None,
+    diagnostics: Diagnostics | None = None, fall_back_to_rules: bool | None = None,
 ) -> Assessment:
     """Assess a run already in memory (e.g. one truncated at an earlier step, to replay a check).
 
     `diagnostics` may be passed when they were already computed for this very run (a second judge on the same
-    check), so the diagnosis is not done twice.
+    check), so the diagnosis is not done twice. When the judge's API cannot be reached (`JudgeUnavailableError`)
+    and `fall_back_to_rules` is true (the default for `judge="auto"`, which chose an LLM only because a key was
+    set), the rules judge decides instead and `Assessment.judge_fallback` says why; a judge named explicitly fails.
     """
     diagnostics = diagnose(run) if diagnostics is None else diagnostics
+    if fall_back_to_rules is None:
+        fall_back_to_rules = judge == "auto"
     chosen = get_judge(judge, images=images) if isinstance(judge, str) else judge
     wants_images = bool(getattr(chosen, "wants_images", False))
     written: list[Path] = []
@@ -55,14 +60,23 @@ def assess_run(
 
             target.mkdir(parents=True, exist_ok=True)
             written = render_plots(run, diagnostics, target)
-        result = chosen.judge(JudgeRequest(run=run, diagnostics=diagnostics, plots=written))
+        request = JudgeRequest(run=run, diagnostics=diagnostics, plots=written)
+        fallback: str | None = None
+        try:
+            result = chosen.judge(request)
+        except JudgeUnavailableError as error:
+            if not fall_back_to_rules or chosen.name == "rules":
+                raise
+            fallback = f"{error}; the rules judge decided instead"
+            chosen = get_judge("rules")
+            result = chosen.judge(request)
     verdict = resolve_rollback(result.verdict, run)
     if verdict.rollback_step is not None and plots and out_dir is not None and written:
         _mark_rollback(run, diagnostics, verdict, out_dir)
     return Assessment(
-        run=run.name, path=str(run.path), framework=run.facts.framework, algorithm=run.facts.algorithm,
+        run=run.name, path=run.where, framework=run.facts.framework, algorithm=run.facts.algorithm,
         last_step=run.last_step, judge=chosen.name, verdict=verdict, diagnostics=diagnostics,
-        plots=[str(p) for p in written] if out_dir is not None else [], usage=result.usage,
+        plots=[str(p) for p in written] if out_dir is not None else [], usage=result.usage, judge_fallback=fallback,
     )
 
 
@@ -98,7 +112,7 @@ def write_prompt(
     # Read off the disk now, as `assess` reads it (so a stalled run is called stalled in both); a run handed in
     # (an eval case) is read as it is.
     now = time.time() if run is None else None
-    run = load_run(path) if run is None else run
+    run = load_run(path)
     diagnostics = diagnose(run, now=now)
     with tempfile.TemporaryDirectory(prefix="assessor-prompt-") as scratch:
         plots: list[Path] = []

@@ -101,7 +101,13 @@ class Run:
     ignored: list[str] = field(default_factory=list)  # text files that held no metrics, with the reason
     samples: list[Sample] = field(default_factory=list)  # the latest completions found, a few per step
     newest_write: float | None = None  # seconds since the epoch of the newest write to a source file
+    location: str | None = None  # where a run not on disk was read from: `mlflow://HOST:PORT/RUN_ID`
     _rows: dict[tuple[str, str], np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def where(self) -> str:
+        """The run's folder, or the address it was read from."""
+        return self.location or str(self.path)
 
     def _positions(self, metric: str, split: str) -> np.ndarray:
         # One pass over the table finds every metric's rows; later lookups are free (diagnosis reads dozens).

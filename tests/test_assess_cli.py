@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import socket
 
 import pytest
 
@@ -215,3 +216,38 @@ def test_bad_format_is_a_usage_error(capsys):
     assert code == 2
     assert "pdf" in err
 
+
+
+@pytest.mark.parametrize("fmt", ["html", "markdown", "json"])
+def test_out_with_a_page_format_says_what_it_wrote_and_prints_no_second_copy(capsys, queue, tmp_path, fmt):
+    queue.enqueue(VERDICTS["continue"])
+    code, out, err = run_cli(capsys, "assess", str(TRL), "--judge", "fake", "--format", fmt, "--out", str(tmp_path))
+    assert code == 0, err
+    wrote = [line for line in err.splitlines() if line.startswith("Wrote: ")]
+    assert len(wrote) == 1 and str(tmp_path / "report.html") in wrote[0] and str(tmp_path / "dashboard.png") in wrote[0]
+    if fmt == "json":  # stdout stays exactly one JSON object, as the contract says
+        assert json.loads(out)["decision"] == "continue"
+    else:  # the page is in the folder; stdout does not repeat it
+        assert out == ""
+        assert (tmp_path / ("report.html" if fmt == "html" else "report.md")).stat().st_size > 1000
+
+
+def test_auto_judge_falls_back_to_rules_when_the_api_is_unreachable(capsys, monkeypatch, tmp_path):
+    """The real Anthropic SDK against a closed local port: `auto` chose it for the key, so rules decide instead."""
+    pytest.importorskip("anthropic")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", dead)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    code, out, err = run_cli(capsys, "assess", str(VERL), "--format", "json", "--no-plots")
+    assert code == 11, err
+    assert json.loads(out)["judge"] == "rules"
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("judge: rules (") and "could not connect" in lines[0]
+    assert dead in lines[0] and "sk-ant-test" not in lines[0]
+    # Named explicitly, the provider fails loudly (exit 1), and says what failed.
+    code, out, err = run_cli(capsys, "assess", str(VERL), "--judge", "anthropic", "--format", "json", "--no-plots")
+    assert code == 1 and out == ""
+    assert "could not connect" in err and "rules" not in err.split("could not connect")[0]

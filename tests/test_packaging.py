@@ -89,3 +89,26 @@ def test_the_build_puts_the_prompts_and_skills_inside_the_package(tmp_path: Path
     assert (prompts_dir, skills_dir) == (str(lib / "assessor" / "_prompts"), str(lib / "assessor" / "_skills"))
     assert fingerprint == prompts.prompt_fingerprint()  # the same prompt as the checkout's
     assert system_chars > len(prompts.skill_guide())
+
+
+def test_the_core_install_reads_event_files_without_tensorboard() -> None:
+    """tensorboard (grpcio, werkzeug, a data-server binary) is a dev and eval dependency only; protobuf reads."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert not any(d.startswith("tensorboard") for d in project["dependencies"])
+    assert any(d.startswith("protobuf") for d in project["dependencies"])
+    example = REPO / "examples" / "trl-grpo-live"  # its curves come from a TensorBoard event file
+    # The same reading, in a process where tensorboard cannot be imported at all.
+    script = (
+        "import sys; sys.modules['tensorboard'] = None\n"
+        "import json; from assessor import load_run\n"
+        f"run = load_run({str(example)!r})\n"
+        "assert not any(m == 'tensorboard' or m.startswith('tensorboard.') for m in sys.modules if sys.modules[m])\n"
+        "print(json.dumps({m: run.series(m).tolist() for m in ('reward_mean', 'kl', 'entropy')}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=False)
+    assert done.returncode == 0, done.stderr
+    from assessor import load_run
+
+    run = load_run(example)
+    assert json.loads(done.stdout) == {m: run.series(m).tolist() for m in ("reward_mean", "kl", "entropy")}
+    assert [(s.format, s.used) for s in run.sources if s.format == "tensorboard"] == [("tensorboard", True)]

@@ -279,3 +279,18 @@ def test_a_rising_run_draws_no_stretch_means():
     diagnostics = diagnose(run)
     assert diagnostics.reward.peak_stretch is None
     assert not any("stretch mean" in t for t in figure_texts(dashboard_figure(run, diagnostics)))
+
+
+def figure_title(fig: Figure) -> str:
+    return fig.texts[0].get_text().split("  ·  ")[-1]
+
+
+def test_gpu_figure_is_titled_by_what_it_holds(tmp_path):
+    # A console-style log with only a step time: the figure shows step time, not "GPU telemetry".
+    rows = [{"step": s, "loss": 1.0 / s, "step_time": 30.0 + s % 3} for s in range(1, 60)]
+    run = load_run(write_state(tmp_path / "steps", rows))
+    assert figure_title(gpu_figure(run, diagnose(run))) == "Step time"
+    verl = load_run(EXAMPLES / "verl-grpo-gsm8k")  # phase timings and the framework's memory readings
+    assert figure_title(gpu_figure(verl, diagnose(verl))) == "Time per phase, step time and GPU memory"
+    trl = load_run(EXAMPLES / "trl-grpo-live")  # phase timings and an nvidia-smi log
+    assert figure_title(gpu_figure(trl, diagnose(trl))) == "Time per phase, step time and GPU telemetry"

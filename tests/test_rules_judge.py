@@ -5,6 +5,8 @@ A healthy run stopped is the costliest error, so the healthy and noisy cases com
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 
@@ -208,3 +210,38 @@ def test_a_run_that_rose_is_not_called_converged_until_its_plateau_is_shown(tmp_
     v = verdict(make_run(tmp_path, reward=reward, kl=0.01 + 0 * STEPS + ar1(31, N, 0.3, 0.0005)))
     assert v.decision == "continue"
     assert "converged" not in v.headline and "flat" not in v.headline
+
+
+def test_dpo_blind_spots_fit_preference_training_and_kl_is_said_once(tmp_path):
+    from rich.console import Console
+
+    from assessor.pipeline import assess_run
+    from assessor.report.assessment_text import render_assessment
+    from assessor.report.markdown import render_markdown
+
+    run = make_run(tmp_path, loss=np.log(2) * np.exp(-STEPS / 200) + ar1(28, N, 0.3, 0.01),
+                   rewards__margins=rising(3.0, 150) + ar1(29, N, 0.3, 0.05),
+                   rewards__accuracies=0.5 + rising(0.4) + ar1(30, N, 0.3, 0.03),
+                   rewards__chosen=ar1(31, N, 0.3, 0.02), rewards__rejected=-rising(3.0, 150),
+                   config={"beta": 0.1, "loss_type": "sigmoid"})
+    assert run.facts.algorithm == "dpo"
+    assessment = assess_run(run, "rules", plots=False)
+    blind = " ".join(assessment.verdict.could_not_see)
+    # Nothing is sampled in DPO: no groups, no reward spread, no generated lengths; and it has no "training reward".
+    assert "reward_std" not in blind and "response_length" not in blind and "entropy" not in blind
+    assert "training reward alone" not in blind and "pref_margin alone" in blind
+    assert "generation vs training" not in blind
+    console = Console(file=io.StringIO(), width=200, highlight=False)
+    render_assessment(assessment, console)
+    text = console.file.getvalue()
+    reason = next(item for item in assessment.verdict.could_not_see if item.startswith("kl: ")).removeprefix("kl: ")
+    assert text.count(reason) == 1, text
+    assert text.lower().count("not measured") <= 1
+    markdown = render_markdown(assessment).split("## Findings")[0]
+    assert markdown.count(reason) == 1
+
+
+def test_grpo_blind_spots_still_name_reward_spread(tmp_path):
+    run = make_run(tmp_path, reward=0.2 + rising(0.5) + ar1(3, N, 0.3, 0.02))
+    blind = " ".join(verdict(run).could_not_see)
+    assert "reward_std: not logged" in blind and "training reward alone" in blind

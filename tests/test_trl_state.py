@@ -117,3 +117,17 @@ def test_not_a_trainer_state(tmp_path):
     path.write_text(json.dumps({"hello": 1}), encoding="utf-8")
     with pytest.raises(UnreadableSourceError, match="no `log_history`"):
         READER.read(path)
+
+
+@pytest.mark.parametrize("ending", ["", "\n", "  \n\n"])
+def test_a_complete_list_is_not_called_incomplete_whatever_follows_its_bracket(tmp_path, ending):
+    rows = [grpo_v017_row(s, 0.5) for s in (5, 10, 15)]
+    (tmp_path / "step_logs.json").write_text(json.dumps(rows) + ending, encoding="utf-8")
+    state = {"global_step": 15, "max_steps": 30, "log_history": rows}
+    (tmp_path / "ckpt").mkdir()
+    (tmp_path / "ckpt" / "trainer_state.json").write_text(json.dumps(state) + ending, encoding="utf-8")
+    for path in (tmp_path / "step_logs.json", tmp_path / "ckpt" / "trainer_state.json"):
+        data = READER.read(path)
+        assert data.warnings == [], path
+        assert sorted(set(data.frame["step"])) == [5, 10, 15]
+    assert READER.read(tmp_path / "ckpt" / "trainer_state.json").facts["planned_total_steps"][0] == 30

@@ -16,7 +16,7 @@ from assessor.diagnose import diagnose
 from assessor.ingest import load_run
 from assessor.judge.base import JudgeRequest
 from assessor.judge.rules import RulesJudge
-from tests.conftest import REAL_RUNS
+from tests.conftest import REAL_RUN_NAMES
 from tests.runs import ar1, make_run
 
 N = 300
@@ -187,7 +187,7 @@ RATIO = re.compile(r"\((\d+(?:\.\d+)?)x\)")
 
 
 def _real_folders() -> list[str]:
-    return sorted(p.name for p in REAL_RUNS.iterdir() if p.is_dir()) if REAL_RUNS.is_dir() else []
+    return sorted(REAL_RUN_NAMES)
 
 
 @pytest.mark.parametrize("folder", _real_folders())

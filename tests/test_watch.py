@@ -482,6 +482,70 @@ def test_an_unexpected_error_in_a_check_is_logged_and_the_loop_goes_on(tmp_path)
     assert [e.kind for e in recorder.events] == ["first", "ended"] and summary.ended is not None
 
 
+def test_llm_judge_without_its_key_names_the_llm_judge_option(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    live = LiveRun(tmp_path / "run")
+    live.grow_to(60)
+    code = main(["watch", str(live.root), "--once", "--llm-judge", "anthropic:claude-haiku-4-5",
+                 "--state", str(tmp_path / "s.json")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "--llm-judge anthropic:claude-haiku-4-5 needs ANTHROPIC_API_KEY" in err
+    assert "--judge anthropic" not in err and "leave out --llm-judge" in err
+
+
+def test_watch_keeps_checking_with_rules_while_the_llm_api_is_down(tmp_path, monkeypatch):
+    """The real SDK pointed at a closed port: `--judge auto` and `--llm-judge` both leave the rules verdict."""
+    pytest.importorskip("anthropic")
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", dead)
+    live = LiveRun(tmp_path / "run")
+    live.grow_to(60)
+    for i, options in enumerate(({"judge": "auto"}, {"llm_judge": "anthropic:claude-haiku-4-5"})):
+        recorder = Recorder()
+        watcher = Watcher(config(tmp_path, live.root, state_path=tmp_path / f"s{i}.json", **options), [recorder])
+        watcher.judge = get_judge(watcher.config.judge, max_retries=0)  # no SDK back-off in the test
+        if watcher.llm_judge is not None:
+            watcher.llm_judge = get_judge("anthropic:claude-haiku-4-5", max_retries=0)
+        outcome = watcher.check()
+        assert outcome.decision == "continue" and outcome.judge == "rules", options
+        assert any("could not connect" in r and "ask again next check" in r for r in outcome.reasons), outcome.reasons
+        assert recorder.kinds == [("first", "continue")]
+
+
+def test_ctrl_c_on_a_looping_watch_prints_the_counters(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    live = LiveRun(tmp_path / "run")
+    live.grow_to(60)
+    state = tmp_path / "state.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assessor", "watch", str(live.root), "--every", "1h", "--state", str(state)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        deadline = time.monotonic() + 120
+        while not state.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+        assert state.exists(), proc.communicate(timeout=10)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Aborted" not in err and "Traceback" not in err
+    assert "watch: 1 checks, 0 LLM calls, 0 saved, 1 notifications" in err and "interrupted (Ctrl-C)" in err
+    assert "step 60: CONTINUE (first check)" in out
+
+
 @pytest.mark.parametrize(("every", "options"), [
     ("2m", {}), ("15m", {"cache_ttl": "1h"}), ("1h", {"cache_ttl": "1h"}), ("6h", {}),
 ])

@@ -16,10 +16,10 @@ from assessor.diagnose.entropy import diagnose_entropy
 from assessor.diagnose.evaluation import diagnose_eval
 from assessor.diagnose.gpu import diagnose_gpu
 from assessor.diagnose.instability import diagnose_instability
-from assessor.diagnose.kl_reward import diagnose_kl_reward
+from assessor.diagnose.kl_reward import diagnose_kl_reward, primary_reward
 from assessor.diagnose.learning_signal import diagnose_learning_signal
 from assessor.diagnose.length import diagnose_length
-from assessor.diagnose.loss import diagnose_loss
+from assessor.diagnose.loss import PREFERENCE_ALGORITHMS, diagnose_loss
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, RunHeader
 from assessor.diagnose.overoptimization import diagnose_overoptimization
 from assessor.diagnose.reward import diagnose_reward
@@ -95,7 +95,9 @@ def _absent(ctx: Context, kl_reason: str | None) -> list[str]:
     out = []
     if kl_reason:
         out.append(f"kl: {kl_reason}")
-    explanations = {
+    # Preference training (DPO and kin) samples nothing: there are no groups, no reward spread, no generated lengths.
+    preference = run.facts.algorithm in PREFERENCE_ALGORITHMS
+    explanations = {} if preference else {
         "reward_std": "reward spread (how much learning signal each batch carries)",
         "entropy": "token entropy (collapse or blow-up of the sampling distribution)",
         "response_length_mean": "response length (length hacking, truncation)",
@@ -104,7 +106,10 @@ def _absent(ctx: Context, kl_reason: str | None) -> list[str]:
         if not run.has(metric) and not (metric == "reward_std" and run.has("advantage_std")):
             out.append(f"{metric}: not logged, so {what} cannot be read")
     if not run.metric_names("eval"):
-        out.append("held-out eval: none logged, so the best checkpoint is judged from training reward alone")
+        judged_by = primary_reward(ctx) if preference else "training reward"
+        out.append(f"held-out eval: none logged, so the best checkpoint is judged from {judged_by or 'training'} "
+                   "alone")
     if run.gpu is None and not any(m.startswith("time_") for m in run.metric_names("train")):
-        out.append("GPU telemetry and phase timings: none, so generation vs training time cannot be read")
+        hidden = "where the training time goes" if preference else "generation vs training time"
+        out.append(f"GPU telemetry and phase timings: none, so {hidden} cannot be read")
     return out

@@ -79,7 +79,7 @@ class CaseFile(_Model):
 
 
 # Folders of runs and recordings hold YAML files of their own (hydra configs, MLflow meta.yaml): not cases.
-NOT_CASE_FOLDERS = frozenset({"cassettes", "runs"})
+NOT_CASE_FOLDERS = frozenset({"cassettes", "runs", "real-runs"})  # real-runs: run data and its manifest
 
 
 def case_files(folder: Path) -> list[Path]:

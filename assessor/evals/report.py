@@ -289,7 +289,13 @@ def render_markdown(report: EvalReport) -> str:
     out += _table(["case", "kind", "accept", "window", *columns], rows)
 
     if report.skipped:
-        out += ["## Skipped", ""] + [f"- {s.case}: {s.reason}" for s in report.skipped] + [""]
+        # Real runs not on this machine are one line (the same reason each); cases that broke are listed.
+        absent = [s.case for s in report.skipped if s.not_here]
+        out += ["## Skipped", ""] + [f"- {s.case}: {s.reason}" for s in report.skipped if not s.not_here]
+        if absent:
+            out.append(f"- {len(absent)} cases whose runs are not on this machine yet ({', '.join(absent)}): real runs "
+                       "come with `assessor fetch-real-runs`, holdout runs with their set's `make_*.py`")
+        out.append("")
     if report.floor is not None:
         out += ["## Floor", "", report.floor.message, ""]
     return "\n".join(out).rstrip() + "\n"

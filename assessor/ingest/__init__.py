@@ -49,7 +49,8 @@ _UNCACHED = frozenset({"mlflow", "mlflow_sql", "trackio"})
 
 # Facts stated in configs beat facts read off logs; both beat inference.
 _FACT_PRIORITY = {
-    "config": 0, "trl_state": 1, "hf_log_list": 1, "mlflow": 1, "mlflow_sql": 1, "trackio": 1, "tensorboard": 2,
+    "config": 0, "trl_state": 1, "hf_log_list": 1, "mlflow": 1, "mlflow_sql": 1, "mlflow_server": 1, "trackio": 1,
+    "tensorboard": 2,
     "jsonl": 2, "wandb": 2, "json": 3, "csv": 3, "notebook": 3,
 }
 
@@ -66,7 +67,8 @@ def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
     """Read everything we understand under `path` (a run directory or a single log file) into a `Run`.
 
     Args:
-        path: the run directory or log file.
+        path: the run directory or log file, or `mlflow://HOST:PORT/RUN_ID`: a run on an MLflow tracking server
+            (`assessor.ingest.mlflow_server`; needs the `mlflow` extra).
         cache: kept between calls on a live run (`assessor watch`), it reads only what changed since the
             last call (see `assessor.ingest.cache`).
 
@@ -74,6 +76,8 @@ def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
         RunNotFoundError: the path does not exist.
         NoMetricsError: nothing readable was found; the message names what was tried and the fix.
     """
+    if isinstance(path, str) and path.startswith("mlflow://"):
+        return _load_tracking_run(path)
     root = Path(path).expanduser()
     if not root.exists():
         raise RunNotFoundError(f"{root}: no such file or directory; pass the run's output directory")
@@ -122,6 +126,28 @@ def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
         path=root, name=name, metrics=metrics, nonfinite=nonfinite, checkpoints=found.checkpoints, gpu=gpu,
         gpu_devices=devices, facts=facts, sources=sources, warnings=warnings, ignored=ignored, samples=samples,
         newest_write=_newest_write(datas),
+    )
+
+
+def _load_tracking_run(source: str) -> Run:
+    """A run on an MLflow tracking server: one source, no files, checkpoints or telemetry beside it."""
+    from assessor.ingest.mlflow_server import read_tracking_run
+
+    data, name = read_tracking_run(source)
+    found = Discovery(root=data.path)
+    normalized = normalize_source(data, data.path.name)
+    merged = merge_sources([normalized])
+    warnings = [*merged.notes, *normalized.warnings]
+    if merged.metrics.empty:
+        raise NoMetricsError(f"{source}: none of the run's metrics could be read; {'; '.join(warnings[:3])}")
+    nonfinite = _nonfinite([normalized])
+    warnings.extend(_nonfinite_warnings(nonfinite))
+    facts = _facts(found, [data], merged.metrics)
+    _check_facts(facts, merged.metrics, warnings)
+    return Run(
+        path=data.path, name=name, metrics=merged.metrics, nonfinite=nonfinite, checkpoints=[], gpu=None,
+        gpu_devices={}, facts=facts, sources=[_source_info(normalized, data, found, merged.unused)],
+        warnings=warnings, location=source,
     )
 
 

@@ -31,8 +31,8 @@ from assessor.run import empty_metrics
 # wrote: its own records first, then its console, then tables (a CSV beside a log is usually re-typed from it).
 FORMAT_PRIORITY = {
     "trl_state": 0, "hf_log_list": 1, "jsonl": 2, "json": 2, "tensorboard": 3, "wandb": 3, "mlflow": 3,
-    "mlflow_sql": 3, "trackio": 3, "console_trl": 4, "console_verl": 4, "console_openrlhf": 4, "console_steps": 5,
-    "console_lines": 5, "console_table": 5, "notebook": 5, "csv": 6, "tracker_csv": 7,
+    "mlflow_sql": 3, "mlflow_server": 3, "trackio": 3, "console_trl": 4, "console_verl": 4, "console_openrlhf": 4,
+    "console_steps": 5, "console_lines": 5, "console_table": 5, "notebook": 5, "csv": 6, "tracker_csv": 7,
 }
 _MAX_DECIMALS = 12
 # Words of a reward component that is the task itself (correctness), not its form; as the diagnosis reads them.

@@ -1,9 +1,10 @@
 """TensorBoard event files (`events.out.tfevents.*`).
 
-The TFRecord framing is read here with `struct`, and each record is decoded with TensorBoard's own generated
-`Event` class. EventAccumulator is not used: by default it keeps 10,000 points per tag, purges events after
-a restart, and checks every CRC in pure Python, which makes it about 9x slower than this reader on a
-2,000,000-event file (`benchmarks/bench_tensorboard.py`).
+The TFRecord framing is read here with `struct`, and each record is decoded by protobuf's C extension with the
+part of TensorBoard's `Event` schema we read (`assessor.ingest.tfevent_proto`; tensorboard itself is not needed).
+EventAccumulator is not used: by default it keeps 10,000 points per tag, purges events after a restart, and checks
+every CRC in pure Python, which makes it about 9x slower than this reader on a 2,000,000-event file
+(`benchmarks/bench_tensorboard.py`).
 
 Scalars come in two encodings, both read here: the legacy `simple_value`, and a rank-0 float/double tensor
 whose tag carries the `scalars` plugin (metadata that may appear only on a tag's first value).
@@ -21,11 +22,11 @@ from typing import Any
 
 import numpy as np
 from google.protobuf.message import DecodeError  # type: ignore[import-untyped,unused-ignore]
-from tensorboard.compat.proto.event_pb2 import Event
 
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData, display_name
 from assessor.ingest.facts import TEXT_CONFIG_TAGS, facts_from_text_summaries
+from assessor.ingest.tfevent_proto import Event
 
 FORMAT = "tensorboard"
 

@@ -139,7 +139,7 @@ class _HistoryStream:
             while True:
                 match = _SEPARATORS.match(buffer, position)
                 position = match.end() if match else position
-                if position >= len(buffer) - 1:
+                if position >= len(buffer):  # nothing left in the window (a closing `]` may be its last character)
                     more = handle.read(_CHUNK)
                     if not more:
                         break

@@ -48,7 +48,7 @@ class WatchEvent:
     kind: EventKind
     assessment: Assessment
     previous_decision: Decision | None
-    run_dir: Path
+    run_dir: Path | str
     step: int | None
 
 

@@ -12,6 +12,8 @@ Runs are named relative to the configured roots, never by an absolute path: a na
 one whose real path (symlinks followed) leaves its root, is refused with a reply that says so. Every file read
 for a request is held to the same rule (`reads_confined_to`): `run/metrics.jsonl -> /etc/...` is not read. With
 several roots, `<root folder name>/<run>` picks a root explicitly; otherwise the first root holding the run wins.
+A run on an MLflow tracking server (`mlflow://HOST:PORT/RUN_ID`) is read only from the servers the bot was started
+with (`--mlflow-server`): otherwise anyone in a channel could make the bot connect to any host its network reaches.
 
 The parsing and the path rules (`parse_command`, `resolve_run`) are pure and tested on their own; `build_app`
 wires them to slack_bolt; `serve` reads the tokens and runs the app in Socket Mode.
@@ -104,9 +106,9 @@ class BotWatch(Protocol):
         ...
 
 
-WatchFactory = Callable[[Path, float, str, "str | None"], BotWatch]
+WatchFactory = Callable[["Path | str", float, str, "str | None"], BotWatch]
 """`(run_dir, every_seconds, channel, thread_ts) -> BotWatch`: how the bot starts a watch."""
-AssessFn = Callable[[Path, str, Path], Assessment]
+AssessFn = Callable[["Path | str", str, Path], Assessment]
 """`(run_dir, judge, plot_dir) -> Assessment`: how the bot assesses a run (plots go into `plot_dir`)."""
 
 
@@ -210,6 +212,25 @@ def resolve_run(name: str, roots: Sequence[Path]) -> Path:
     raise RunNameError(f"I found no run {shown} in my run roots. {_listing(real_roots)}")
 
 
+def resolve_tracking_run(name: str, servers: Sequence[str]) -> str:
+    """`mlflow://HOST:PORT/RUN_ID`, if its server is one the bot was started with.
+
+    Raises:
+        RunNameError: a malformed address, or a server not on the list.
+    """
+    from assessor.ingest.mlflow_server import parse
+
+    try:
+        server, _ = parse(name)
+    except ConfigError as error:
+        raise RunNameError(str(error)) from None
+    if server not in servers:
+        allowed = ", ".join(servers) if servers else "none (start me with --mlflow-server http://HOST:PORT)"
+        raise RunNameError(f"I only read runs from the MLflow servers I was started with, not {server}. "
+                           f"Allowed: {allowed}.")
+    return name
+
+
 def _candidates(parts: list[str], roots: list[Path]) -> list[tuple[Path, str]]:
     """(root, relative name) pairs to try: an explicit `<root name>/` prefix first, then every root in order."""
     relative = "/".join(parts)
@@ -256,14 +277,15 @@ class _Bot:
     """What the Bolt handlers share: the roots, the assessment workers and the watches."""
 
     def __init__(self, roots: list[Path], client: WebClient, judge: str, watch_factory: WatchFactory,
-                 assess_fn: AssessFn) -> None:
+                 assess_fn: AssessFn, tracking_servers: Sequence[str] = ()) -> None:
         self.roots = roots
+        self.tracking_servers = [server.rstrip("/") for server in tracking_servers]
         self.client = client
         self.judge = judge
         self.watch_factory = watch_factory
         self.assess_fn = assess_fn
         self.workers = ThreadPoolExecutor(max_workers=ASSESS_WORKERS, thread_name_prefix="assessor-slack")
-        self.watches: dict[Path, tuple[str, BotWatch]] = {}
+        self.watches: dict[Path | str, tuple[str, BotWatch]] = {}
         self.lock = threading.Lock()
 
     def run(self, command: BotCommand, channel: str, thread_ts: str | None, reply: Reply) -> None:
@@ -275,7 +297,8 @@ class _Bot:
                 reply(self.status())
             else:
                 assert command.run is not None  # parse_command gives every other action a run
-                run_dir = resolve_run(command.run, self.roots)
+                run_dir: Path | str = (resolve_tracking_run(command.run, self.tracking_servers)
+                                       if command.run.startswith("mlflow://") else resolve_run(command.run, self.roots))
                 name = self.display_name(run_dir)
                 if command.action == "assess":
                     where = "in this thread" if thread_ts else "here"
@@ -294,14 +317,18 @@ class _Bot:
             log.exception("answering %r failed", command)
             reply(f"That failed with an internal error ({type(error).__name__}); the bot's log has the traceback.")
 
-    def display_name(self, run_dir: Path) -> str:
+    def display_name(self, run_dir: Path | str) -> str:
+        if isinstance(run_dir, str):
+            return run_dir
         for root in self.roots:
             if run_dir.is_relative_to(root):
                 relative = run_dir.relative_to(root).as_posix()
                 return f"{root.name}/{relative}" if len(self.roots) > 1 else relative
         return run_dir.name
 
-    def assess_and_post(self, run_dir: Path, name: str, channel: str, thread_ts: str | None, reply: Reply) -> None:
+    def assess_and_post(
+        self, run_dir: Path | str, name: str, channel: str, thread_ts: str | None, reply: Reply,
+    ) -> None:
         from assessor.ingest.discover import reads_confined_to
 
         try:
@@ -316,7 +343,7 @@ class _Bot:
             reply(f"Assessing {inline_code(name)} failed with an internal error ({type(error).__name__}); "
                   "the bot's log has the traceback.")
 
-    def watch(self, run_dir: Path, name: str, every: float, channel: str, thread_ts: str | None) -> str:
+    def watch(self, run_dir: Path | str, name: str, every: float, channel: str, thread_ts: str | None) -> str:
         with self.lock:
             previous = self.watches.pop(run_dir, None)
             if previous is not None:
@@ -327,7 +354,7 @@ class _Bot:
         verb = "Now watching" if previous is None else "Still watching"
         return f"{verb} {inline_code(name)} every {format_duration(every)}; results will be posted here."
 
-    def unwatch(self, run_dir: Path, name: str) -> str:
+    def unwatch(self, run_dir: Path | str, name: str) -> str:
         with self.lock:
             entry = self.watches.pop(run_dir, None)
         if entry is None:
@@ -359,7 +386,7 @@ def _safe(reply: Reply) -> Reply:
 def build_app(
     roots: Sequence[Path], *, client: WebClient | None = None, token: str | None = None, judge: str = "auto",
     watch_factory: WatchFactory | None = None, assess_fn: AssessFn | None = None,
-    slash_command: str = SLASH_COMMAND,
+    slash_command: str = SLASH_COMMAND, tracking_servers: Sequence[str] = (),
 ) -> App:
     """The Bolt app: `app_mention` events and the slash command, answered from the run roots.
 
@@ -371,6 +398,8 @@ def build_app(
         watch_factory: How watches are started; default a `Watcher` thread posting via `SlackNotifier`.
         assess_fn: How runs are assessed; default `assessor.pipeline.assess`.
         slash_command: The slash command's name, as configured in the Slack app.
+        tracking_servers: MLflow tracking servers (`http://HOST:PORT`) whose runs may be named as
+            `mlflow://HOST:PORT/RUN_ID`; none by default.
 
     Returns:
         The app, ready for `run_socket_mode`.
@@ -384,7 +413,7 @@ def build_app(
     with slack_errors(client, channel="(none)"):
         client.auth_test()  # a bad token is a one-line error here, not a Bolt traceback
     bot = _Bot(checked, client, judge, watch_factory or default_watch_factory(client, judge, checked),
-               assess_fn or _assess)
+               assess_fn or _assess, tracking_servers)
     app: App = bolt.App(client=client, name="assessor")
 
     @app.event("app_mention")
@@ -427,7 +456,7 @@ def _require_bolt() -> Any:
                           ) from error
 
 
-def _assess(run_dir: Path, judge: str, plot_dir: Path) -> Assessment:
+def _assess(run_dir: Path | str, judge: str, plot_dir: Path) -> Assessment:
     from assessor.pipeline import assess
 
     return assess(run_dir, judge, plot_dir)
@@ -451,7 +480,7 @@ class WatcherThread:
         roots: The bot's run roots: no file whose real path is outside them is read.
     """
 
-    def __init__(self, run_dir: Path, every: float, judge: str, notifier: SlackNotifier,
+    def __init__(self, run_dir: Path | str, every: float, judge: str, notifier: SlackNotifier,
                  roots: Sequence[Path]) -> None:
         self.run_dir = run_dir
         self.roots = list(roots)
@@ -470,8 +499,8 @@ class WatcherThread:
         config = WatchConfig(run_dir=self.run_dir, every=self.every, judge="rules", llm_judge=llm_judge)
         watcher = Watcher(config, notifiers=[self.notifier])
         self.watcher = watcher
-        self.thread = threading.Thread(target=self._loop, args=(watcher,), name=f"assessor-watch-{self.run_dir.name}",
-                                       daemon=True)
+        self.thread = threading.Thread(target=self._loop, args=(watcher,), daemon=True,
+                                       name=f"assessor-watch-{Path(self.run_dir).name}")
         self.thread.start()
 
     def _loop(self, watcher: Watcher) -> None:
@@ -506,7 +535,7 @@ class WatcherThread:
 def default_watch_factory(client: WebClient, judge: str, roots: Sequence[Path]) -> WatchFactory:
     """Watches as `WatcherThread`s whose results are posted to the channel (and thread) they were asked in."""
 
-    def start_watch(run_dir: Path, every: float, channel: str, thread_ts: str | None) -> BotWatch:
+    def start_watch(run_dir: Path | str, every: float, channel: str, thread_ts: str | None) -> BotWatch:
         notifier = SlackNotifier(channel, client=client, thread_ts=thread_ts)
         return WatcherThread(run_dir, every, judge, notifier, roots)
 
@@ -530,7 +559,7 @@ def run_socket_mode(app: App, app_token: str) -> None:
 
 
 def serve(roots: Sequence[Path], *, judge: str = "auto", env: Mapping[str, str] | None = None,
-          on_ready: Callable[[str], None] | None = None) -> None:
+          on_ready: Callable[[str], None] | None = None, tracking_servers: Sequence[str] = ()) -> None:
     """Run the bot (`assessor slack bot`): check the tokens and roots, build the app, connect, answer.
 
     Args:
@@ -538,6 +567,7 @@ def serve(roots: Sequence[Path], *, judge: str = "auto", env: Mapping[str, str] 
         judge: The judge for assessments.
         env: Where SLACK_BOT_TOKEN, SLACK_APP_TOKEN and ASSESSOR_SLACK_BASE_URL are read; default `os.environ`.
         on_ready: Told one line when the app is built, before connecting.
+        tracking_servers: MLflow tracking servers whose runs may be named (`mlflow://HOST:PORT/RUN_ID`).
 
     Raises:
         ConfigError: A token is missing or of the wrong kind, a root is not a directory, slack_bolt is missing.
@@ -550,7 +580,7 @@ def serve(roots: Sequence[Path], *, judge: str = "auto", env: Mapping[str, str] 
             f"{APP_TOKEN_VARIABLE} {problem}; the bot connects in Socket Mode with an app-level token: create one "
             "with the connections:write scope under Basic Information → App-Level Tokens (README, \"Slack\")"
         )
-    app = build_app(roots, client=slack_client(env=env), judge=judge)
+    app = build_app(roots, client=slack_client(env=env), judge=judge, tracking_servers=tracking_servers)
     if on_ready is not None:
         on_ready(f"Slack bot ready (judge {judge}); connecting in Socket Mode, Ctrl-C stops it")
     run_socket_mode(app, app_token)

@@ -68,7 +68,7 @@ class _Model(BaseModel):
 class WatchConfig(_Model):
     """What to watch and how."""
 
-    run_dir: Path = Field(description="The run directory (or log file).")
+    run_dir: Path | str = Field(description="The run directory (or log file), or `mlflow://HOST:PORT/RUN_ID`.")
     every: float = Field(900.0, gt=0, description="Seconds between checks.")
     judge: str = Field("rules", description="The judge used at every check.")
     llm_judge: str | None = Field(None, description="e.g. `anthropic:MODEL`: called only on material change.")
@@ -170,11 +170,11 @@ class WatchSummary:
         return text + (f"; ended: {self.ended}" if self.ended else "")
 
 
-def default_state_path(run_dir: Path, env: Mapping[str, str] | None = None) -> Path:
+def default_state_path(run_dir: Path | str, env: Mapping[str, str] | None = None) -> Path:
     """`$XDG_STATE_HOME/assessor/watch/<sha256 of the resolved run path, 16 hex>.json` (~/.local/state)."""
     env = os.environ if env is None else env
     base = Path(env["XDG_STATE_HOME"]) if env.get("XDG_STATE_HOME") else Path.home() / ".local" / "state"
-    key = hashlib.sha256(str(run_dir.expanduser().resolve()).encode("utf-8")).hexdigest()[:16]
+    key = hashlib.sha256(_run_key(run_dir).encode("utf-8")).hexdigest()[:16]
     return base / "assessor" / "watch" / f"{key}.json"
 
 
@@ -269,7 +269,11 @@ class Watcher:
         self._sleep = sleep
         self._warn = warn or _to_stderr
         self.judge = judge_factory(config.judge)
-        self.llm_judge = judge_factory(config.llm_judge, **llm_options(config.every)) if config.llm_judge else None
+        self.llm_judge: Judge | None = None
+        if config.llm_judge:
+            # Errors about the LLM judge name the option it came from.
+            options = {**llm_options(config.every), **({"flag": "--llm-judge"} if judge_factory is get_judge else {})}
+            self.llm_judge = judge_factory(config.llm_judge, **options)
         self.state_path = config.state_path or default_state_path(config.run_dir)
         self.state = load_state(self.state_path, config.run_dir)
         # Kept on disk too, so that a check in a new process (`watch --once` from cron) reads only what is new.
@@ -277,6 +281,7 @@ class Watcher:
         self.last: CheckOutcome | None = None
         self._assessment: Assessment | None = None  # the latest one, reused while nothing new arrives
         self._checkpoints: list[Checkpoint] = []  # a checkpoint of weights only changes no file the cache reads
+        self._remote_seen: tuple[int, int | None] | None = None  # rows and last step of a tracking server's run
 
     def check(self) -> CheckOutcome:
         """One check: read what is new, assess if anything is, notify if the verdict moved; save the state.
@@ -308,7 +313,11 @@ class Watcher:
             state.last_new_step_at = now
         reasons: list[str] = []
         llm_called = False
-        if self._assessment is not None and not self.cache.stats.changed and run.checkpoints == self._checkpoints:
+        changed = self.cache.stats.changed
+        if isinstance(self.config.run_dir, str):  # a tracking server's run: read whole each time, compare its size
+            seen, self._remote_seen = self._remote_seen, (len(run.metrics), step)
+            changed = seen != self._remote_seen
+        if self._assessment is not None and not changed and run.checkpoints == self._checkpoints:
             assessment = self._assessment
             reasons.append(f"nothing new since step {step}; kept the last verdict")
         else:
@@ -373,7 +382,10 @@ class Watcher:
     def _assess(self, run: Run, reasons: list[str]) -> tuple[Assessment, bool]:
         """The cheap judge's assessment, or the LLM's (new on material change, else its last one reused)."""
         out_dir = self.config.out_dir
-        cheap = assess_run(run, self.judge, out_dir=out_dir)
+        # `--judge auto` chose an LLM only because a key is set: while its API is down, the rules judge decides.
+        cheap = assess_run(run, self.judge, out_dir=out_dir, fall_back_to_rules=self.config.judge == "auto")
+        if cheap.judge_fallback:
+            reasons.append(f"judge: rules ({cheap.judge_fallback}); will ask again next check")
         parts = material_digest(cheap.diagnostics, cheap.verdict.decision)
         digest = digest_of(parts)
         self.state.digest = digest
@@ -454,7 +466,7 @@ class Watcher:
 
 
 def make_watcher(
-    run_dir: Path, *, every: str, notify: Sequence[str] = ("stdout",), judge: str = "rules",
+    run_dir: Path | str, *, every: str, notify: Sequence[str] = ("stdout",), judge: str = "rules",
     llm_judge: str | None = None, heartbeat: str | None = None, state_path: Path | None = None,
     idle_timeout: str | None = "6h", out_dir: Path | None = None,
 ) -> Watcher:
@@ -474,13 +486,18 @@ def make_watcher(
     return Watcher(config, notifiers_from(notify))
 
 
-def load_state(path: Path, run_dir: Path) -> WatchState:
+def _run_key(run_dir: Path | str) -> str:
+    """The resolved run path, or a tracking server's run address as given."""
+    return run_dir if isinstance(run_dir, str) else str(run_dir.expanduser().resolve())
+
+
+def load_state(path: Path, run_dir: Path | str) -> WatchState:
     """The state saved at `path`, or a fresh one when there is none.
 
     Raises:
         ConfigError: the file is not a watch state, is from a newer version, or belongs to another run.
     """
-    run_path = str(run_dir.expanduser().resolve())
+    run_path = _run_key(run_dir)
     if not path.exists():
         return WatchState(run_path=run_path)
     try:

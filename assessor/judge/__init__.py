@@ -47,18 +47,20 @@ def get_judge(spec: str = "auto", env: Mapping[str, str] | None = None, **option
     """The judge named by `spec` (`rules`, `fake`, `anthropic[:MODEL]`, `openai[:MODEL]`, `verdicts:DIR`, `auto`).
 
     `options` go to the provider's `make` (e.g. `images=False` for LLM judges); judges ignore what they
-    do not use.
+    do not use; `flag` (default `--judge`) is the option the user named the judge with, for the error messages.
 
     Raises:
         ConfigError: unknown name, or a provider whose API key variable is not set.
     """
     env = os.environ if env is None else env
+    flag = str(options.pop("flag", "--judge"))
     name, _, model = resolve_judge_name(spec, env).partition(":")
     if name not in JUDGES:
         raise ConfigError(f"unknown judge {spec!r}; use one of auto, {', '.join(JUDGES)} (e.g. anthropic:MODEL)")
     variable = KEY_VARIABLES.get(name)
     if variable and not env.get(variable):
-        raise ConfigError(f"--judge {spec} needs {variable} in the environment; set it, or use --judge rules")
+        fix = "use --judge rules" if flag == "--judge" else f"leave out {flag}"
+        raise ConfigError(f"{flag} {spec} needs {variable} in the environment; set it, or {fix}")
     module = importlib.import_module(JUDGES[name])
     judge: Judge = module.make(model or None, env=env, **options)
     return judge

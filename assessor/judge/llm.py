@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from assessor.errors import ConfigError, JudgeError
+from assessor.errors import ConfigError, JudgeError, JudgeUnavailableError
 from assessor.judge import prices, prompts
 from assessor.judge.base import JudgeRequest, JudgeResult, with_blind_spots
 from assessor.judge.models import Usage, Verdict
@@ -413,7 +413,11 @@ class LLMJudge(ABC, Generic[ClientT]):
         except OutputError:
             raise
         except self.errors.base as error:
-            raise JudgeError(self._scrub(self._describe(error))) from None
+            errors = self.errors
+            unreachable = isinstance(error, errors.timeout | errors.connection) or (
+                isinstance(error, errors.status) and int(getattr(error, "status_code", 0) or 0) >= 500)
+            kind = JudgeUnavailableError if unreachable else JudgeError
+            raise kind(self._scrub(self._describe(error))) from None
 
     def _scrub(self, text: str) -> str:
         return self._api_key.scrub(text)

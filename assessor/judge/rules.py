@@ -558,7 +558,8 @@ def _causes(d: Diagnostics) -> str:
 
 
 def _top(d: Diagnostics, n: int) -> list[Finding]:
-    return d.findings[:n]
+    # "KL is not measured" is a blind spot (`could_not_see` carries it), not evidence for a decision.
+    return [f for f in d.findings if f.kind != "kl_not_measured"][:n]
 
 
 def _verdict(
@@ -568,8 +569,6 @@ def _verdict(
     used = {id(f) for f in evidence}
     risks = [f"{f.signal}: {f.observation}" for f in sorted(
         [*w.other_warnings, *w.degradation, *w.spent], key=lambda f: SEVERITY_ORDER[f.severity]) if id(f) not in used]
-    if decision == "continue" and d.kl_reward.kl_measured is False:
-        risks.append("KL is not measured, so drift from the reference cannot be watched directly.")
     ordered = sorted(evidence, key=lambda f: SEVERITY_ORDER[f.severity])
     return Verdict(
         decision=decision, rollback_step=rollback_step if decision == "rollback" else None,
@@ -592,7 +591,7 @@ def _rationale(d: Diagnostics) -> str:
     if kl.kl_measured and kl.quadrant_now:
         parts.append(f"KL/reward now: {kl.quadrant_now.replace('_', ' ')}.")
     elif kl.kl_absent_reason:
-        parts.append(f"KL: not measured ({kl.kl_absent_reason}).")
+        parts.append("KL: not measured (see what could not be seen).")
     signal = [f.observation for f in d.learning_signal.findings]
     if signal:
         parts.append(f"Learning signal: {signal[0]}.")

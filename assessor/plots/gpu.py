@@ -80,11 +80,20 @@ def gpu_figure(run: Run, diagnostics: Diagnostics) -> Figure:
         for ax in step_axes:
             step_axis(ax)
             ax.set_xlabel("optimizer step")
-        title = f"{run.name}  ·  GPU time and telemetry"
+        split = bool(seconds is not None and not seconds.empty) or bool(diagnostics.gpu and diagnostics.gpu.phases)
+        title = f"{run.name}  ·  {_title(split, telemetry is not None, bool(memory_metrics))}"
         fig.text(0.012, 0.965 if second_row else 0.95, title, fontsize=14, fontweight="bold", ha="left", va="center")
         fig.text(0.012, 0.932 if second_row else 0.9, _gpu_subtitle(data, telemetry), fontsize=9.5, color="#555555",
                  ha="left", va="center")
     return fig
+
+
+def _title(split: bool, telemetry: bool, memory: bool) -> str:
+    """What the figure holds: a console log with only a step time gets "Step time", not "GPU telemetry"."""
+    held = (["time per phase"] if split else []) + ["step time"]
+    held += ["GPU telemetry"] if telemetry else ["GPU memory"] if memory else []
+    text = held[0] if len(held) == 1 else f"{', '.join(held[:-1])} and {held[-1]}"
+    return text[0].upper() + text[1:]
 
 
 def _gpu_subtitle(data: FigureData, telemetry: pd.DataFrame | None) -> str:

@@ -155,8 +155,6 @@ def _facts(a: Assessment) -> list[tuple[str, str]]:
     rows.append(("Best point", d.best_checkpoint.reason))
     if d.kl_reward.quadrant_now:
         rows.append(("KL / reward now", quadrant_label(d.kl_reward.quadrant_now)))
-    elif d.kl_reward.kl_absent_reason:
-        rows.append(("KL", d.kl_reward.kl_absent_reason))
     gpu = d.gpu
     if gpu is not None:
         if gpu.generation_fraction is not None:
@@ -164,7 +162,8 @@ def _facts(a: Assessment) -> list[tuple[str, str]]:
         if gpu.step_time_s is not None:
             drift = f" ({gpu.step_time_drift:+.0%} since the start)" if gpu.step_time_drift is not None else ""
             rows.append(("Step time", f"{num(gpu.step_time_s)} s{drift}"))
-    rows += [("Not logged", item) for item in d.absent]
+    # Blind spots the verdict already lists (under "Could not see") are not repeated here.
+    rows += [("Not logged", item) for item in d.absent if item not in a.verdict.could_not_see]
     return rows
 
 

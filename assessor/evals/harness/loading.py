@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assessor.errors import ConfigError
+from assessor.evals import real_runs
 from assessor.evals.cases import Case, case_files, load_cases
 from assessor.evals.harness.models import Kind, Skipped, case_kind
 from assessor.run import Run
@@ -61,10 +62,13 @@ def select_cases(
         cases: every case, with its file (from `load_cases`).
         subset: `all`; `synthetic` or `real`; `fast`: the cases tagged `fast` plus the first synthetic case of
             each pattern (deterministic, and small enough for CI).
-        names: glob patterns on case names; when given, only matching cases are kept (`!GLOB` leaves cases out).
+        names: shell-style globs, each matched against a case's name and its set (the case file's name without
+            `.yaml`: `real_runs`, `holdout2`, ...), so `holdout*` is every holdout set whatever its cases are called.
+            Plain globs keep what any of them matches; `!GLOB` then leaves out what it matches (from every case
+            when no plain glob is given).
 
     Raises:
-        ConfigError: an unknown subset, or names that match nothing.
+        ConfigError: an unknown subset, a glob that matches no case at all (a typo), or nothing left.
     """
     if subset not in SUBSETS:
         raise ConfigError(f"unknown subset {subset!r}; use one of {', '.join(SUBSETS)}")
@@ -81,15 +85,21 @@ def select_cases(
                 continue
         chosen.append((file, case))
     if names:
-        # `!GLOB` leaves cases out (e.g. `--case '!holdout-*'`); plain globs keep only what they match.
         keep = [n for n in names if not n.startswith("!")]
         drop = [n[1:] for n in names if n.startswith("!")]
+        unmatched = [n for n in names if not any(_matches(f, c, n.removeprefix("!")) for f, c in cases)]
+        if unmatched:
+            raise ConfigError(f"--case {', '.join(unmatched)} matches no case name or set; the sets are "
+                              f"{', '.join(sorted({f.stem for f, _ in cases}))}")
         chosen = [(f, c) for f, c in chosen
-                  if (not keep or any(fnmatch.fnmatchcase(c.name, n) for n in keep))
-                  and not any(fnmatch.fnmatchcase(c.name, n) for n in drop)]
+                  if (not keep or any(_matches(f, c, n) for n in keep)) and not any(_matches(f, c, n) for n in drop)]
         if not chosen:
             raise ConfigError(f"no case matches {', '.join(names)} in the {subset} subset")
     return chosen
+
+
+def _matches(file: Path, case: Case, pattern: str) -> bool:
+    return fnmatch.fnmatchcase(case.name, pattern) or fnmatch.fnmatchcase(file.stem, pattern)
 
 
 def locate_runs(
@@ -102,6 +112,7 @@ def locate_runs(
     """
     where: dict[str, Path] = {}
     skipped: list[Skipped] = []
+    manifests: dict[Path, real_runs.Manifest] = {}
     generated = [case for _, case in cases if case.run is not None]
     if generated:
         try:
@@ -113,13 +124,27 @@ def locate_runs(
     for file, case in cases:
         if case.path is not None:
             path = (file.parent / case.path).resolve()
-            if path.exists():
+            manifest = path.parent / real_runs.MANIFEST
+            if path.exists() and (not manifest.is_file() or any(path.iterdir())):
                 where[case.name] = path
+            elif manifest.is_file():
+                # A real run the repository may not hold: fetched beside it, or the team's copy read in place.
+                found = real_runs.locate(path.parent, path.name)
+                if manifest not in manifests:
+                    manifests[manifest] = real_runs.read_manifest(manifest)
+                listed = manifests[manifest].get(path.name)
+                if found is not None:
+                    where[case.name] = found
+                elif listed is not None:
+                    skipped.append(Skipped(case=case.name, reason=real_runs.missing_reason(listed), not_here=True))
+                else:
+                    skipped.append(Skipped(case=case.name, reason=f"{path} does not exist and {manifest} does not "
+                                           "list it"))
             else:
                 # A case file may come with the script that writes its runs (evals/holdout/make_holdout.py).
                 makers = sorted(file.parent.glob("make_*.py"))
                 hint = f"; write the runs with `python {makers[0]}`" if makers else ""
-                skipped.append(Skipped(case=case.name, reason=f"{path} does not exist{hint}"))
+                skipped.append(Skipped(case=case.name, reason=f"{path} does not exist{hint}", not_here=bool(makers)))
         elif case.name not in where:
             skipped.append(Skipped(case=case.name, reason="the generator made no run for it"))
     return where, skipped

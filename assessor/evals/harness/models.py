@@ -170,6 +170,8 @@ class Skipped(_Model):
 
     case: str
     reason: str
+    not_here: bool = Field(
+        False, description="A run not on this machine yet (a real run to fetch, a holdout run to write); not broken.")
 
 
 class FloorCheck(_Model):

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from assessor.errors import ConfigError
 from assessor.evals.generate.model import HOST, RUN_START_TS, Array, Ctx, Row, constant_curve
 from assessor.evals.generate.rows import merge_rows, trl_columns, trl_eval_rows, trl_rows, trl_summary_row, verl_rows
 from assessor.evals.generate.simulate import Attempt
@@ -33,8 +34,12 @@ def _write_events(path: Path, start: float, points: Iterable[tuple[float, int, M
     One event per scalar, as `SummaryWriter.add_scalar` does; deterministic (fixed wall times, no writer
     thread stamping the clock), which `EventFileWriter` is not.
     """
-    from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2
-    from tensorboard.summary.writer.record_writer import RecordWriter
+    try:  # TensorBoard's own writer, so the eval runs are event files as trainers write them
+        from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2
+        from tensorboard.summary.writer.record_writer import RecordWriter
+    except ImportError:
+        raise ConfigError('writing the synthetic eval runs needs tensorboard (reading event files does not); run: '
+                          'pip install "assessor[eval]"') from None
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as handle:
