@@ -116,13 +116,18 @@ class Run:
     @property
     def last_step(self) -> int | None:
         """Highest step with logged training metrics (eval-only rows do not count)."""
-        train = self.metrics["step"][self.metrics["split"] == "train"]
-        return int(train.max()) if len(train) else None
+        # From the per-metric row index, not a mask over the whole table (asked for often, on millions of rows).
+        self._positions("", "train")
+        assert self._rows is not None
+        steps = self.metrics["step"].to_numpy()
+        tops = [int(steps[rows].max()) for (_, split), rows in self._rows.items() if split == "train" and len(rows)]
+        return max(tops) if tops else None
 
     def metric_names(self, split: Split = "train") -> list[str]:
         """Canonical names present in one split, sorted."""
-        names = self.metrics.loc[self.metrics["split"] == split, "metric"]
-        return sorted({str(name) for name in names.unique()})
+        self._positions("", split)
+        assert self._rows is not None
+        return sorted({metric for metric, in_split in self._rows if in_split == split})
 
     def has(self, metric: str, split: Split = "train") -> bool:
         """Whether the run logged this metric with at least one finite value."""
