@@ -49,7 +49,8 @@ def make_shaped_state(steps: int) -> Path:
         "rewards/accuracy_reward/mean": accuracy, "rewards/accuracy_reward/std": np.abs(0.4 + c["critic/returns/mean"]),
         "rewards/format_reward/mean": fmt, "rewards/format_reward/std": np.abs(0.1 + c["critic/returns/mean"]),
         "kl": c["actor/kl_loss"], "entropy": c["actor/entropy"], "grad_norm": c["actor/grad_norm"],
-        "loss": c["actor/pg_loss"], "learning_rate": c["actor/lr"], "completions/mean_length": c["response_length/mean"],
+        "loss": c["actor/pg_loss"], "learning_rate": c["actor/lr"],
+        "completions/mean_length": c["response_length/mean"],
         "completions/max_length": c["response_length/max"], "completions/min_length": c["response_length/min"],
         "completions/clipped_ratio": c["response_length/clip_ratio"], "clip_ratio/region_mean": c["actor/pg_clipfrac"],
         "frac_reward_zero_std": np.clip(0.1 + c["critic/returns/mean"], 0, 1), "num_tokens": np.cumsum(
