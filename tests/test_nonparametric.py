@@ -1,4 +1,8 @@
-"""The numpy Theil-Sen, Spearman and normal tail match scipy's on fixtures (scipy is a dev-only dependency)."""
+"""The numpy statistics match scipy's on fixtures (scipy is a dev-only dependency, for these comparisons).
+
+The diagnosis (`robust`) and the eval generator (`evals.generate.numeric`) run without scipy; these tests pin
+them to the scipy functions they replaced.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,12 @@ import math
 
 import numpy as np
 import pytest
+from scipy import signal as scipy_signal
+from scipy import special as scipy_special
+from scipy import stats as scipy_stats
 
 from assessor.diagnose import robust
-
-scipy_stats = pytest.importorskip("scipy.stats")
+from assessor.evals.generate import numeric
 
 
 def _fixtures() -> list[tuple[np.ndarray, np.ndarray]]:
@@ -65,3 +71,17 @@ def test_spearman_matches_scipy() -> None:
 
 def test_average_ranks_share_ties() -> None:
     assert robust.average_ranks(np.array([3.0, 1.0, 3.0, 2.0])).tolist() == [3.5, 1.0, 3.5, 2.0]
+
+
+def test_generator_functions_match_scipy() -> None:
+    rng = np.random.default_rng(11)
+    x = rng.normal(0, 6, 5000)
+    np.testing.assert_allclose(numeric.expit(x), scipy_special.expit(x), rtol=1e-14, atol=1e-300)
+    p = rng.random(5000)
+    np.testing.assert_allclose(numeric.logit(p), scipy_special.logit(p), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(numeric.normal_sf(x), scipy_stats.norm.sf(x), rtol=1e-12, atol=1e-300)
+    q = (np.arange(32) + 0.5) / 32
+    np.testing.assert_allclose(numeric.normal_ppf(q), scipy_stats.norm.ppf(q), rtol=1e-14, atol=1e-15)
+    shocks = rng.normal(size=3000)
+    # The recursion is the same arithmetic as lfilter's for this filter: equal to the last bit.
+    assert np.array_equal(numeric.ar1_filter(shocks, 0.85), scipy_signal.lfilter([1.0], [1.0, -0.85], shocks))

@@ -42,3 +42,11 @@ def test_diagnosis_does_not_need_scipy() -> None:
             f"d = diagnose(load_run({str(EXAMPLE)!r})); print(len(d.signals))")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert int(out.stdout.strip()) > 0
+
+
+def test_the_eval_generator_does_not_need_scipy() -> None:
+    code = ("import sys; sys.modules['scipy'] = None; import assessor.evals.generate as g; "
+            "import assessor.evals.generate.simulate, assessor.evals.generate.recipes.learning_signal; "
+            "print(len(g.PATTERNS))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert int(out.stdout.strip()) > 10
