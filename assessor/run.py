@@ -106,11 +106,7 @@ class Run:
     def _positions(self, metric: str, split: str) -> np.ndarray:
         # One pass over the table finds every metric's rows; later lookups are free (diagnosis reads dozens).
         if self._rows is None:
-            grouped = self.metrics.groupby(["metric", "split"], observed=True, sort=False).indices
-            self._rows = {
-                (str(key[0]), str(key[1])): np.asarray(rows)  # type: ignore[index]
-                for key, rows in grouped.items()
-            }
+            self._rows = _rows_by_metric(self.metrics)
         return self._rows.get((metric, split), np.array([], dtype=np.int64))
 
     @property
@@ -152,6 +148,34 @@ class Run:
         """Steps where this metric was logged as NaN, inf or null."""
         rows = self.nonfinite[(self.nonfinite["metric"] == metric) & (self.nonfinite["split"] == split)]
         return [int(s) for s in rows["step"]]
+
+
+def _rows_by_metric(metrics: pd.DataFrame) -> dict[tuple[str, str], np.ndarray]:
+    """Row numbers of each (metric, split), in table order.
+
+    From the categorical codes with one stable sort (a radix sort for small integer keys): several times faster
+    than a groupby on a table of tens of millions of rows.
+    """
+    metric, split = metrics["metric"], metrics["split"]
+    if not (isinstance(metric.dtype, pd.CategoricalDtype) and isinstance(split.dtype, pd.CategoricalDtype)):
+        grouped = metrics.groupby(["metric", "split"], observed=True, sort=False).indices
+        return {(str(key[0]), str(key[1])): np.asarray(rows) for key, rows in grouped.items()}  # type: ignore[index]
+    splits = len(split.cat.categories)
+    key = metric.cat.codes.to_numpy().astype(np.int64) * splits + split.cat.codes.to_numpy()
+    valid = key >= 0  # a missing (NaN) metric or split has code -1, and no group, as in a groupby
+    if len(key) and int(key.max()) < np.iinfo(np.int16).max:
+        key = key.astype(np.int16)
+    order = np.flatnonzero(valid)[np.argsort(key[valid], kind="stable")]
+    if not len(order):
+        return {}
+    ordered = key[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    ends = np.append(starts[1:], len(order))
+    names, split_names = metric.cat.categories, split.cat.categories
+    return {
+        (str(names[int(ordered[a]) // splits]), str(split_names[int(ordered[a]) % splits])): order[a:b]
+        for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+    }
 
 
 def empty_metrics() -> pd.DataFrame:
