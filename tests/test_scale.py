@@ -60,3 +60,15 @@ def test_eval_plateau_scan_is_exact_up_to_its_cap_and_bounded_past_it() -> None:
     long_score = np.minimum(long_steps / 50_000, 1.0) + np.random.default_rng(6).normal(0, 0.01, len(long_steps))
     long_bend = evaluation._levelled_off(long_steps, long_score, 0.01)
     assert long_bend is not None and abs(long_bend.step - 50_000) <= 500
+
+
+def test_windowed_medians_are_pandas_rolling_medians() -> None:
+    rng = np.random.default_rng(1)
+    for n in (0, 2, 5, 7, 8, 13, 1000, 70_001):
+        for values in (rng.normal(size=n), np.round(rng.normal(size=n), 1)):  # ties too
+            for window in (3, 4, 7, 10):
+                expected = pd.Series(values).rolling(window).median().to_numpy()
+                assert np.array_equal(robust.trailing_median(values, window), expected, equal_nan=True)
+            for window, min_periods in ((7, 3), (7, 1), (9, 3)):
+                expected = pd.Series(values).rolling(window, center=True, min_periods=min_periods).median().to_numpy()
+                assert np.array_equal(robust.centred_median(values, window, min_periods), expected, equal_nan=True)
