@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _measure import DATA, MIB, REPO, warm_page_cache
+from _measure import DATA, MIB, REPO, _status_kib, warm_page_cache
 
 TRAIN_KEYS = [
     "critic/score/mean", "critic/score/max", "critic/score/min", "critic/rewards/mean", "critic/advantages/mean",
@@ -136,6 +136,9 @@ def worker(kind: str, path: Path) -> dict[str, Any]:
         started = time.perf_counter()
         run = load_run(path.parent)
         times["load"] = time.perf_counter() - started
+        with open("/proc/self/clear_refs", "w", encoding="utf-8") as clear_refs:
+            clear_refs.write("5")  # resets the peak (VmHWM) to the current RSS: what follows is measured alone
+        rss_after_load = _status_kib("VmRSS")
         mark = time.perf_counter()
         diagnostics = diagnose(run)
         times["diagnose"] = time.perf_counter() - mark
@@ -146,7 +149,9 @@ def worker(kind: str, path: Path) -> dict[str, Any]:
             mark = time.perf_counter()
             verdict = get_judge("rules").judge(JudgeRequest(run=run, diagnostics=diagnostics, plots=written)).verdict
             times["judge"] = time.perf_counter() - mark
-        return {"seconds": time.perf_counter() - started, **times, "decision": verdict.decision}
+        rise = (_status_kib("VmHWM") - rss_after_load) * 1024
+        return {"seconds": time.perf_counter() - started, **times, "decision": verdict.decision,
+                "rss_after_load": rss_after_load * 1024, "diagnose_plots_peak_rise": rise}
     raise ValueError(kind)
 
 
@@ -229,6 +234,8 @@ def main() -> None:
         print(f"| in one process: diagnose + plots | {both:.2f} | {ratio(both)} | |")
         print(f"| in one process: all phases | {median('phases', 'seconds'):.2f} | "
               f"{ratio(median('phases', 'seconds'))} | {median('phases', 'peak_rss') / MIB:.0f} MiB |")
+        print(f"\nmemory in one process: {median('phases', 'rss_after_load') / MIB:.0f} MiB after loading; "
+              f"diagnose + plots raise the peak by {median('phases', 'diagnose_plots_peak_rise') / MIB:.0f} MiB")
         print(f"\ndecision: {results['phases'][0]['decision']}")
     print(f"\ncommand: python benchmarks/bench_assess.py --steps {args.steps} --rounds {args.rounds}")
 
