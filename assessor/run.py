@@ -161,11 +161,15 @@ def _rows_by_metric(metrics: pd.DataFrame) -> dict[tuple[str, str], np.ndarray]:
         grouped = metrics.groupby(["metric", "split"], observed=True, sort=False).indices
         return {(str(key[0]), str(key[1])): np.asarray(rows) for key, rows in grouped.items()}  # type: ignore[index]
     splits = len(split.cat.categories)
-    key = metric.cat.codes.to_numpy().astype(np.int64) * splits + split.cat.codes.to_numpy()
-    valid = key >= 0  # a missing (NaN) metric or split has code -1, and no group, as in a groupby
+    metric_codes, split_codes = metric.cat.codes.to_numpy(), split.cat.codes.to_numpy()
+    valid = (metric_codes >= 0) & (split_codes >= 0)  # a missing (NaN) one has code -1, and no group, as in a groupby
+    key = metric_codes.astype(np.int64) * splits + split_codes
     if len(key) and int(key.max()) < np.iinfo(np.int16).max:
         key = key.astype(np.int16)
-    order = np.flatnonzero(valid)[np.argsort(key[valid], kind="stable")]
+    if valid.all():  # every row has a metric and a split (the usual case): no masked copies, half the peak memory
+        order = np.argsort(key, kind="stable")
+    else:
+        order = np.flatnonzero(valid)[np.argsort(key[valid], kind="stable")]
     if not len(order):
         return {}
     ordered = key[order]

@@ -14,9 +14,10 @@ from assessor.run import _rows_by_metric
 def _table(rng: np.random.Generator, n: int) -> pd.DataFrame:
     names = ["reward_mean", "kl", "entropy", "accuracy", "never_used"]
     metric = pd.Categorical(rng.choice(names[:4], n), categories=names)
-    if n:
-        metric[rng.integers(0, n, 5)] = np.nan  # a row without a metric belongs to no group
     split = pd.Categorical(rng.choice(["train", "eval"], n, p=[0.9, 0.1]), categories=["train", "eval"])
+    if n:
+        metric[rng.integers(0, n, 5)] = np.nan  # a row without a metric or a split belongs to no group
+        split[rng.integers(0, n, 5)] = np.nan
     return pd.DataFrame({"step": rng.integers(0, 1000, n), "metric": metric, "split": split, "value": rng.random(n)})
 
 
