@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import NamedTuple
 
 import numpy as np
@@ -191,10 +192,7 @@ def theil_sen(y: np.ndarray, x: np.ndarray, alpha: float = 0.95) -> TheilSen:
         return TheilSen(math.nan, math.nan, math.nan, math.nan)
     slope = float(np.median(slopes))
     intercept = float(np.median(y) - slope * np.median(x))
-    tail = min(alpha, 1.0 - alpha)
-    from statistics import NormalDist  # cheap, and only needed here
-
-    z = NormalDist().inv_cdf(tail / 2.0)
+    z = NormalDist().inv_cdf(min(alpha, 1.0 - alpha) / 2.0)
     n = len(y)
     ties = sum(_tie_term(counts) for counts in (_tie_counts(x), _tie_counts(y)))
     variance = 1 / 18.0 * (n * (n - 1) * (2 * n + 5) - ties)
