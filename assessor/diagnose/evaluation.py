@@ -25,8 +25,8 @@ _NOT_QUALITY_WORDS = ("length", "len", "time", "kl", "entropy", "std", "runtime"
                       "count", "num_", "rejected", "chosen", "logps", "logits")
 MIN_EVALS = 4  # evaluations needed to say an eval does not move
 PLATEAU_EVALS = 5  # evaluations after the bend needed to call an eval plateau
-# Bends tried by the plateau fit. Every bend is tried up to this many evaluations (any ordinary run has far
-# fewer); past it an evenly spaced subset is, so an eval logged at every step of a long run stays O(n).
+# Bends tried by the plateau fit: every evaluation up to this many (an ordinary run has far fewer), past it this
+# many evenly spaced ones, so an eval logged at every step of a long run keeps the scan O(n).
 MAX_BEND_CANDIDATES = 1000
 
 
