@@ -136,6 +136,7 @@ def worker(kind: str, path: Path) -> dict[str, Any]:
         started = time.perf_counter()
         run = load_run(path.parent)
         times["load"] = time.perf_counter() - started
+        load_peak = _status_kib("VmHWM")  # read before the reset below, which also lowers what wait4 reports
         with open("/proc/self/clear_refs", "w", encoding="utf-8") as clear_refs:
             clear_refs.write("5")  # resets the peak (VmHWM) to the current RSS: what follows is measured alone
         rss_after_load = _status_kib("VmRSS")
@@ -151,7 +152,8 @@ def worker(kind: str, path: Path) -> dict[str, Any]:
             times["judge"] = time.perf_counter() - mark
         rise = (_status_kib("VmHWM") - rss_after_load) * 1024
         return {"seconds": time.perf_counter() - started, **times, "decision": verdict.decision,
-                "rss_after_load": rss_after_load * 1024, "diagnose_plots_peak_rise": rise}
+                "rss_after_load": rss_after_load * 1024, "diagnose_plots_peak_rise": rise,
+                "load_peak": load_peak * 1024}
     raise ValueError(kind)
 
 
@@ -201,7 +203,7 @@ def main() -> None:
             else:
                 seconds, rss, stdout = _popen_rss([sys.executable, __file__, "--worker", kind, str(path)])
                 result = json.loads(stdout.strip().splitlines()[-1])
-            result["peak_rss"] = rss
+            result["peak_rss"] = max(rss, result.get("load_peak", 0))
             results[kind].append(result)
             print(f"round {round_ + 1}: {kind}: {result['seconds']:.2f} s, peak RSS {rss / MIB:.0f} MiB "
                   + " ".join(f"{k}={v:.2f}" for k, v in result.items() if k in ("load", "diagnose", "plots", "judge")),
@@ -234,7 +236,8 @@ def main() -> None:
         print(f"| in one process: diagnose + plots | {both:.2f} | {ratio(both)} | |")
         print(f"| in one process: all phases | {median('phases', 'seconds'):.2f} | "
               f"{ratio(median('phases', 'seconds'))} | {median('phases', 'peak_rss') / MIB:.0f} MiB |")
-        print(f"\nmemory in one process: {median('phases', 'rss_after_load') / MIB:.0f} MiB after loading; "
+        print(f"\nmemory in one process: peak {median('phases', 'load_peak') / MIB:.0f} MiB while loading, "
+              f"{median('phases', 'rss_after_load') / MIB:.0f} MiB after loading; "
               f"diagnose + plots raise the peak by {median('phases', 'diagnose_plots_peak_rise') / MIB:.0f} MiB")
         print(f"\ndecision: {results['phases'][0]['decision']}")
     print(f"\ncommand: python benchmarks/bench_assess.py --steps {args.steps} --rounds {args.rounds}")
