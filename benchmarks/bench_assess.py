@@ -205,7 +205,7 @@ def main() -> None:
                 result = json.loads(stdout.strip().splitlines()[-1])
             result["peak_rss"] = max(rss, result.get("load_peak", 0))
             results[kind].append(result)
-            print(f"round {round_ + 1}: {kind}: {result['seconds']:.2f} s, peak RSS {rss / MIB:.0f} MiB "
+            print(f"round {round_ + 1}: {kind}: {result['seconds']:.2f} s, peak RSS {result['peak_rss'] / MIB:.0f} MiB "
                   + " ".join(f"{k}={v:.2f}" for k, v in result.items() if k in ("load", "diagnose", "plots", "judge")),
                   file=sys.stderr)
 
