@@ -7,12 +7,15 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
 from assessor.errors import AssessorError
 from assessor.printable import json_text, one_line
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
@@ -374,6 +377,8 @@ def _auto_judge_reason() -> str:
 
 
 def _console() -> Console:
+    from rich.console import Console  # here, not at the top: `--version` and `--help` never draw
+
     # Piped output (a cron mail, a CI log) is not 80 columns wide: do not truncate metric names there.
     return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 

@@ -112,23 +112,24 @@ class Run:
     def _positions(self, metric: str, split: str) -> np.ndarray:
         # One pass over the table finds every metric's rows; later lookups are free (diagnosis reads dozens).
         if self._rows is None:
-            grouped = self.metrics.groupby(["metric", "split"], observed=True, sort=False).indices
-            self._rows = {
-                (str(key[0]), str(key[1])): np.asarray(rows)  # type: ignore[index]
-                for key, rows in grouped.items()
-            }
+            self._rows = _rows_by_metric(self.metrics)
         return self._rows.get((metric, split), np.array([], dtype=np.int64))
 
     @property
     def last_step(self) -> int | None:
         """Highest step with logged training metrics (eval-only rows do not count)."""
-        train = self.metrics["step"][self.metrics["split"] == "train"]
-        return int(train.max()) if len(train) else None
+        # From the per-metric row index, not a mask over the whole table (asked for often, on millions of rows).
+        self._positions("", "train")
+        assert self._rows is not None
+        steps = self.metrics["step"].to_numpy()
+        tops = [int(steps[rows].max()) for (_, split), rows in self._rows.items() if split == "train" and len(rows)]
+        return max(tops) if tops else None
 
     def metric_names(self, split: Split = "train") -> list[str]:
         """Canonical names present in one split, sorted."""
-        names = self.metrics.loc[self.metrics["split"] == split, "metric"]
-        return sorted({str(name) for name in names.unique()})
+        self._positions("", split)
+        assert self._rows is not None
+        return sorted({metric for metric, in_split in self._rows if in_split == split})
 
     def has(self, metric: str, split: Split = "train") -> bool:
         """Whether the run logged this metric with at least one finite value."""
@@ -153,6 +154,38 @@ class Run:
         """Steps where this metric was logged as NaN, inf or null."""
         rows = self.nonfinite[(self.nonfinite["metric"] == metric) & (self.nonfinite["split"] == split)]
         return [int(s) for s in rows["step"]]
+
+
+def _rows_by_metric(metrics: pd.DataFrame) -> dict[tuple[str, str], np.ndarray]:
+    """Row numbers of each (metric, split), in table order.
+
+    From the categorical codes with one stable sort (a radix sort for small integer keys): several times faster
+    than a groupby on a table of tens of millions of rows.
+    """
+    metric, split = metrics["metric"], metrics["split"]
+    if not (isinstance(metric.dtype, pd.CategoricalDtype) and isinstance(split.dtype, pd.CategoricalDtype)):
+        grouped = metrics.groupby(["metric", "split"], observed=True, sort=False).indices
+        return {(str(key[0]), str(key[1])): np.asarray(rows) for key, rows in grouped.items()}  # type: ignore[index]
+    splits = len(split.cat.categories)
+    metric_codes, split_codes = metric.cat.codes.to_numpy(), split.cat.codes.to_numpy()
+    valid = (metric_codes >= 0) & (split_codes >= 0)  # a missing (NaN) one has code -1, and no group, as in a groupby
+    key = metric_codes.astype(np.int64) * splits + split_codes
+    if len(key) and int(key.max()) < np.iinfo(np.int16).max:
+        key = key.astype(np.int16)
+    if valid.all():  # every row has a metric and a split (the usual case): no masked copies, half the peak memory
+        order = np.argsort(key, kind="stable")
+    else:
+        order = np.flatnonzero(valid)[np.argsort(key[valid], kind="stable")]
+    if not len(order):
+        return {}
+    ordered = key[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    ends = np.append(starts[1:], len(order))
+    names, split_names = metric.cat.categories, split.cat.categories
+    return {
+        (str(names[int(ordered[a]) // splits]), str(split_names[int(ordered[a]) % splits])): order[a:b]
+        for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+    }
 
 
 def empty_metrics() -> pd.DataFrame:

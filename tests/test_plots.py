@@ -183,6 +183,27 @@ def test_minmax_decimation_keeps_spikes_and_the_last_point():
     assert np.all(np.diff(dx) > 0)
 
 
+def test_minmax_decimation_draws_the_same_envelope():
+    """Both ends, and every bin's lowest and highest raw point, survive: the drawn envelope is the full line's."""
+    rng = np.random.default_rng(5)
+    for n in (2_001, 99_999, 300_007):
+        x = np.arange(n, dtype=float) * 10
+        y = np.cumsum(rng.normal(size=n))
+        y[rng.integers(0, n, 20)] += rng.normal(0, 100, 20)  # spikes anywhere, the tail included
+        y[0], y[-1] = 1e3, -1e3  # the ends are extremes too
+        dx, dy = minmax_decimate(x, y, MAX_DRAWN)
+        assert len(dx) <= MAX_DRAWN + 2
+        assert (dx[0], dy[0], dx[-1], dy[-1]) == (x[0], y[0], x[-1], y[-1])
+        assert dy.max() == y.max() and dy.min() == y.min()
+        size = int(np.ceil(n / ((MAX_DRAWN - 2) // 2)))
+        for start in range(0, n, size):  # each bin (the short last one included) keeps its extremes
+            inside = (dx >= x[start]) & (dx <= x[min(n, start + size) - 1])
+            assert dy[inside].max() == y[start:start + size].max()
+            assert dy[inside].min() == y[start:start + size].min()
+        pairs = dict(zip(x.tolist(), y.tolist(), strict=True))
+        assert all(pairs[a] == b for a, b in zip(dx.tolist(), dy.tolist(), strict=True))  # points, not new values
+
+
 def test_long_curve_is_reduced_for_drawing():
     x = np.arange(1, 100_001)
     curve = make_curve(x, np.random.default_rng(0).normal(size=len(x)))

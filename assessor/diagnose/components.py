@@ -132,7 +132,7 @@ def _fell_from_best(reading: Reading) -> tuple[float, int] | None:
     w = _stretch(len(values))
     if 2 * w > len(values):
         return None
-    means = np.convolve(values, np.ones(w) / w, mode="valid")[: len(values) - 2 * w + 1]
+    means = robust.window_means(values, w)[: len(values) - 2 * w + 1]  # cumulative sums: O(n), not O(n w)
     best = int(np.argmax(means))
     stretch, recent = values[best:best + w], values[-w:]
     drop = float(np.mean(stretch) - np.mean(recent))

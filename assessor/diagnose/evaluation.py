@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from assessor.diagnose import robust
 from assessor.diagnose.components import PREFIX as COMPONENT_PREFIX
@@ -28,6 +27,9 @@ _NOT_QUALITY_WORDS = ("length", "len", "time", "kl", "entropy", "std", "runtime"
 TASK_CHECK_WORDS = ("correct", "accura", "exact", "match", "pass", "solve", "verif")
 MIN_EVALS = 4  # evaluations needed to say an eval does not move
 PLATEAU_EVALS = 5  # evaluations after the bend needed to call an eval plateau
+# Bends tried by the plateau fit: every evaluation up to this many (an ordinary run has far fewer), past it this
+# many evenly spaced ones, so an eval logged at every step of a long run keeps the scan O(n).
+MAX_BEND_CANDIDATES = 1000
 
 
 def eval_score(metric: str, values: np.ndarray) -> np.ndarray:
@@ -257,7 +259,7 @@ def _never_moved(
     if len(score) < 2 + PLATEAU_EVALS:
         return []
     x = steps.astype(np.float64)
-    fit = stats.theilslopes(score, x, alpha=0.90)
+    fit = robust.theil_sen(score, x, alpha=0.90)
     optimistic = float(fit.high_slope) * float(x[-1] - x[0])
     train = _train_change(ctx, int(steps[0]), int(steps[-1]))
     if train is None or train < TRAIN_ROSE_T:
@@ -311,18 +313,21 @@ def _levelled_off(steps: np.ndarray, score: np.ndarray, noise: float) -> robust.
         return None
     x = steps.astype(np.float64)
     best_sse, best_i = math.inf, -1
-    for i in range(1, n - PLATEAU_EVALS + 1):
+    candidates = np.arange(1, n - PLATEAU_EVALS + 1)
+    if len(candidates) > MAX_BEND_CANDIDATES:  # each fit is O(n): an evenly spaced subset keeps the scan O(n)
+        candidates = np.unique(np.linspace(1, n - PLATEAU_EVALS, MAX_BEND_CANDIDATES).round().astype(np.int64))
+    for i in candidates:
         design = np.column_stack([np.ones(n), np.minimum(x, x[i]), np.maximum(x - x[i], 0.0)])
         coef, *_ = np.linalg.lstsq(design, score, rcond=None)
         sse = float(np.sum((design @ coef - score) ** 2))
         if sse < best_sse:
-            best_sse, best_i = sse, i
+            best_sse, best_i = sse, int(i)
     after = x >= x[best_i]
     gain = float(np.mean(score[after][:2])) - float(score[0])
     climb = x[best_i] - x[0]
     if gain <= 2 * noise or climb <= 0:
         return None
-    fit = stats.theilslopes(score[after], x[after], alpha=0.90)
+    fit = robust.theil_sen(score[after], x[after], alpha=0.90)
     rate = gain / climb
     out = robust.LevelOff(
         step=int(x[best_i]), climb_steps=int(climb), flat_steps=int(x[-1] - x[best_i]), flat_points=int(after.sum()),
@@ -368,10 +373,15 @@ def sampling_error(metric: str, values: np.ndarray) -> float | None:
         return None
     p = finite / scale
     sizes = np.arange(20, 5001)
-    counts = np.outer(p, sizes)
-    fits = np.all(np.abs(counts - np.round(counts)) <= 1e-6 * sizes, axis=0)
-    if not fits.any():
-        return None
+    fits = np.ones(len(sizes), dtype=bool)
+    # A block of distinct scores at a time (a score repeated says nothing new), stopping once no size fits: the
+    # memory stays bounded however many evaluations there are, and scores that are no pass rates stop at once.
+    distinct = np.unique(p)
+    for start in range(0, len(distinct), 64):
+        counts = np.outer(distinct[start:start + 64], sizes)
+        fits &= np.all(np.abs(counts - np.round(counts)) <= 1e-6 * sizes, axis=0)
+        if not fits.any():
+            return None
     n = int(sizes[int(np.argmax(fits))])
     level = float(np.max(p))
     return scale * math.sqrt(max(level * (1 - level), 1.0 / n) / n)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
@@ -131,7 +130,7 @@ def length_reward_correlation(run: Run) -> float | None:
     x, y = joined["length"].to_numpy(), joined["reward"].to_numpy()
     if np.ptp(x) == 0 or np.ptp(y) == 0:  # a constant curve has no ranks to correlate
         return None
-    rho = float(stats.spearmanr(x, y).statistic)
+    rho = robust.spearman(x, y)
     return rho if math.isfinite(rho) else None
 
 

@@ -10,16 +10,20 @@ Everything here is built so that noise alone does not produce a finding:
 * change points come from binary segmentation, kept only when the shift is large against the noise *and*
   significant with the effective sample size;
 * long series are reduced to at most a few hundred bin medians first, which keeps a 100,000-step run cheap.
+
+Every function here is O(n) or O(n log n) in the raw points: the all-pairs statistics (Theil-Sen, Mann-Kendall)
+and the breakpoint scans run on the reduced curve, whose length is bounded by `MAX_POINTS`.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 MAX_POINTS = 400
 OBVIOUS_CHANGE_NOISE = 4.0
@@ -149,6 +153,87 @@ def finite_median(values: np.ndarray) -> float | None:
     return float(np.median(finite)) if len(finite) else None
 
 
+def normal_sf(z: float) -> float:
+    """Upper tail of the standard normal distribution, P(Z > z)."""
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
+class TheilSen(NamedTuple):
+    """A Theil-Sen line and the confidence interval of its slope (Sen 1968)."""
+
+    slope: float
+    intercept: float  # median(y) - slope * median(x)
+    low_slope: float
+    high_slope: float
+
+
+# All pairs of points are n^2 / 2 slopes: past this many points the fit runs on this many evenly spaced ones.
+# The curves fitted here are reduced ones (at most `MAX_POINTS` + 1) or evaluations (dozens to hundreds), so
+# the thinning never touches a run of ordinary length; it only keeps a pathological input from n^2 memory.
+THEIL_SEN_MAX_POINTS = 2000
+
+
+def theil_sen(y: np.ndarray, x: np.ndarray, alpha: float = 0.95) -> TheilSen:
+    """Median of the pairwise slopes, with the two-sided `alpha` confidence interval of Sen (1968), eq. 2.6.
+
+    Pairs with equal x are left out; ties in x and in y narrow the variance of the rank statistic. The same
+    numbers as `scipy.stats.theilslopes(y, x, alpha)` (checked against it in the tests).
+    """
+    y = np.asarray(y, dtype=np.float64).ravel()
+    x = np.asarray(x, dtype=np.float64).ravel()
+    if len(x) > THEIL_SEN_MAX_POINTS:
+        keep = np.unique(np.linspace(0, len(x) - 1, THEIL_SEN_MAX_POINTS).round().astype(np.int64))
+        x, y = x[keep], y[keep]
+    dx = x[:, None] - x[None, :]
+    forward = dx > 0
+    slopes = (y[:, None] - y[None, :])[forward] / dx[forward]
+    slopes.sort()
+    if not len(slopes):  # every x the same: no slope to read
+        return TheilSen(math.nan, math.nan, math.nan, math.nan)
+    slope = float(np.median(slopes))
+    intercept = float(np.median(y) - slope * np.median(x))
+    z = NormalDist().inv_cdf(min(alpha, 1.0 - alpha) / 2.0)
+    n = len(y)
+    ties = sum(_tie_term(counts) for counts in (_tie_counts(x), _tie_counts(y)))
+    variance = 1 / 18.0 * (n * (n - 1) * (2 * n + 5) - ties)
+    if variance < 0:  # ties on both sides (a constant y over repeated x): no interval to read
+        return TheilSen(slope, intercept, math.nan, math.nan)
+    sigma = math.sqrt(variance)
+    upper = min(int(np.round((len(slopes) - z * sigma) / 2.0)), len(slopes) - 1)
+    lower = max(int(np.round((len(slopes) + z * sigma) / 2.0)) - 1, 0)
+    return TheilSen(slope, intercept, float(slopes[lower]), float(slopes[upper]))
+
+
+def _tie_counts(values: np.ndarray) -> np.ndarray:
+    return np.unique(values, return_counts=True)[1]
+
+
+def _tie_term(counts: np.ndarray) -> int:
+    """Sum of t (t - 1) (2 t + 5) over groups of t tied values (0 for values that occur once)."""
+    t = counts.astype(np.int64)
+    return int(np.sum(t * (t - 1) * (2 * t + 5)))
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, tied values sharing the mean of their ranks."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    ends = np.append(starts[1:], len(values))  # one past each group of equal values
+    group_rank = (starts + 1 + ends) / 2.0  # mean of ranks starts+1 .. ends
+    ranks = np.empty(len(values), dtype=np.float64)
+    ranks[order] = np.repeat(group_rank, ends - starts)
+    return ranks
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman rank correlation (ties get average ranks); NaN when either side is constant."""
+    rx, ry = average_ranks(np.asarray(x)), average_ranks(np.asarray(y))
+    if float(np.ptp(rx)) == 0.0 or float(np.ptp(ry)) == 0.0:
+        return math.nan
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
 @dataclass(frozen=True)
 class TrendResult:
     """The recent direction of a curve."""
@@ -174,7 +259,7 @@ def mann_kendall_p(y: np.ndarray, rho: float) -> float:
         return 1.0
     inflation = (1 + rho) / (1 - rho) if rho < 1 else float("inf")
     z = (s - math.copysign(1.0, s)) / math.sqrt(variance * inflation) if s else 0.0
-    return float(2 * stats.norm.sf(abs(z)))
+    return 2 * normal_sf(abs(z))
 
 
 def trend(
@@ -199,7 +284,7 @@ def trend(
     x, y = steps[mask].astype(np.float64), values[mask]
     if len(y) < 4 or x[-1] == x[0]:
         return TrendResult("flat", 0.0, 0.0, 1.0, int(x[0]) if len(x) else 0)
-    fit = stats.theilslopes(y, x)
+    fit = theil_sen(y, x)
     slope = float(fit.slope)
     change = slope * float(x[-1] - x[0])
     noise = max(series.noise, noise_floor(series.values))
@@ -257,7 +342,7 @@ def slowing(series: Series) -> bool | None:
     if thirds.sum() < 4:
         return None
     x, y = steps[thirds].astype(np.float64), series.red_values[thirds]
-    middle_slope = float(stats.theilslopes(y, x).slope)
+    middle_slope = float(theil_sen(y, x).slope)
     latest = trend(series)
     latest_slope = latest.change / max(1.0, float(steps[-1] - latest.window_start))
     if middle.direction == "flat" or middle_slope == 0:
@@ -331,7 +416,7 @@ def spikes(steps: np.ndarray, values: np.ndarray, noise: float, threshold: float
     n = len(values)
     if n < 7 or noise <= 0:
         return []
-    level = pd.Series(values).rolling(7, center=True, min_periods=3).median().to_numpy()
+    level = centred_median(values, 7, min_periods=3)
     z = (values - level) / noise
     candidates = np.flatnonzero(np.abs(z) >= threshold)
     if not len(candidates):
@@ -352,6 +437,46 @@ def spikes(steps: np.ndarray, values: np.ndarray, noise: float, threshold: float
     return out
 
 
+# Rows of a sliding window sorted at a time: bounds the memory of the windowed medians below.
+_WINDOW_BLOCK = 1 << 16
+
+
+def trailing_median(values: np.ndarray, window: int) -> np.ndarray:
+    """Median of the `window` values ending at each index (NaN before the first full window).
+
+    The numbers of `pd.Series(values).rolling(window).median()` for finite values, from sorted sliding windows:
+    for the short windows used here several times faster than pandas' skiplist on long curves.
+    """
+    n = len(values)
+    out = np.full(n, math.nan)
+    if n < window or window < 1:
+        return out
+    windows = np.lib.stride_tricks.sliding_window_view(np.asarray(values, dtype=np.float64), window)
+    middle = window // 2
+    for start in range(0, len(windows), _WINDOW_BLOCK):
+        ordered = np.sort(windows[start:start + _WINDOW_BLOCK], axis=1)
+        median = ordered[:, middle] if window % 2 else (ordered[:, middle - 1] + ordered[:, middle]) / 2
+        out[window - 1 + start:window - 1 + start + len(median)] = median
+    return out
+
+
+def centred_median(values: np.ndarray, window: int, min_periods: int) -> np.ndarray:
+    """Median of the `window` values centred on each index, fewer at the ends (NaN under `min_periods`).
+
+    The numbers of `pd.Series(values).rolling(window, center=True, min_periods=...).median()` for finite values
+    and an odd window.
+    """
+    n = len(values)
+    half = window // 2
+    out = np.full(n, math.nan)
+    out[half:n - half] = trailing_median(values, window)[window - 1:]
+    for i in [*range(min(half, n)), *range(max(half, n - half), n)]:
+        part = values[max(0, i - half):i + half + 1]
+        if len(part) >= min_periods:
+            out[i] = float(np.median(part))
+    return out
+
+
 def discontinuities(steps: np.ndarray, values: np.ndarray, limit: int = 5) -> list[tuple[int, float, float, float]]:
     """Sudden doublings or halvings of a curve's magnitude: (step, before, after, ratio).
 
@@ -366,8 +491,9 @@ def discontinuities(steps: np.ndarray, values: np.ndarray, limit: int = 5) -> li
     floor = max(material_floor(values), 1e-3 * float(np.median(magnitude)) if n else 0.0)
     logm = np.log(np.maximum(magnitude, floor))
     series = pd.Series(logm)
-    before = series.rolling(k).median().shift(1).to_numpy()
-    after = series[::-1].rolling(k).median()[::-1].to_numpy()
+    trailing = trailing_median(logm, k)  # of the k values ending at each index
+    before = np.concatenate(([math.nan], trailing[:-1]))  # ... ending just before it
+    after = np.concatenate((trailing[k - 1:], np.full(k - 1, math.nan)))  # of the k values starting at it
     spread_before = series.rolling(k).std().shift(1).to_numpy()
     spread_after = series[::-1].rolling(k).std()[::-1].to_numpy()
     jump = after - before
@@ -502,7 +628,7 @@ def progress(series: Series, start_step: int, share: float = 0.3) -> Progress:
     early = steps < start_step
     if early.sum() < 4 or (~early).sum() < 6:
         return Progress(0.0, 0.0, math.inf, False)
-    earlier = float(stats.theilslopes(values[early], steps[early]).slope)
+    earlier = float(theil_sen(values[early], steps[early]).slope)
     rose = trend(series, int(steps[0]), end_step=start_step).direction == "rising"
     # A curve that rose is judged on its recent window; one that never rose, on the whole run.
     window = ~early if rose else np.ones(len(steps), dtype=bool)
@@ -516,7 +642,7 @@ def progress(series: Series, start_step: int, share: float = 0.3) -> Progress:
 def _rate_with_upper(series: Series, window: np.ndarray) -> tuple[float, float]:
     """Theil-Sen slope of the reduced curve over `window`, and its 90% upper bound widened for autocorrelation."""
     steps, values = series.red_steps.astype(np.float64), series.red_values
-    fit = stats.theilslopes(values[window], steps[window], alpha=0.90)
+    fit = theil_sen(values[window], steps[window], alpha=0.90)
     rho = max(_residual_rho(values[window] - (fit.intercept + fit.slope * steps[window])),
               _reduced_rho(series, local=True))
     widen = math.sqrt((1 + rho) / (1 - rho))
@@ -587,7 +713,7 @@ def level_off(series: Series, min_points: int = 5) -> LevelOff | None:
     bend = int(steps[best_i])
     early = steps < bend
     # The climb rate: robust (Theil-Sen) where the climb has the points for it, else the fitted first piece.
-    climb = float(stats.theilslopes(values[early], steps[early]).slope) if early.sum() >= 4 else float(best_coef[1])
+    climb = float(theil_sen(values[early], steps[early]).slope) if early.sum() >= 4 else float(best_coef[1])
     if climb <= 0:
         return None
     after, after_upper = _rate_with_upper(series, ~early)

@@ -15,17 +15,15 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.signal import lfilter
-from scipy.special import expit, logit
 
 from assessor.evals.generate.model import Array, Ctx, Dpo, Grpo, Latent, batch_shape, constant_curve, seeded_rng
+from assessor.evals.generate.numeric import ar1_filter, expit, logit
 
 
 def _ar1(rng: np.random.Generator, n: int, phi: float, scale: float) -> Array:
     """AR(1) noise with stationary standard deviation `scale` (batch-to-batch drift)."""
     shocks = rng.standard_normal(n) * scale * math.sqrt(max(1e-9, 1 - phi * phi))
-    out = lfilter([1.0], [1.0, -phi], shocks)
-    return np.asarray(out, dtype=np.float64)
+    return ar1_filter(shocks, phi)
 
 
 def _lr(ctx: Ctx, n: int) -> Array:

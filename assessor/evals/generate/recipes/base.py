@@ -14,9 +14,9 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.stats import norm
 
 from assessor.evals.generate.model import Array, Ctx, Grpo, Truth, constant_curve
+from assessor.evals.generate.numeric import normal_sf
 from assessor.judge.models import Decision
 
 
@@ -84,7 +84,7 @@ def decline_onset(quality: Array, peak: int) -> int:
 def truncated_share(lat: Grpo) -> Array:
     """Expected share of completions cut at the cap (log-normal lengths around the latent median)."""
     z = (math.log(lat.cap) - np.log(np.maximum(lat.length, 1e-9))) / np.maximum(lat.length_sigma, 1e-9)
-    return np.asarray(norm.sf(z), dtype=np.float64)
+    return normal_sf(z)
 
 
 def scored(lat: Grpo) -> Array:

@@ -7,15 +7,14 @@ that saturates while correctness stalls or falls.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit, logit
-from scipy.stats import norm
 
 from assessor.evals.generate.model import Array, Ctx, Scenario, Truth, batch_shape, constant_curve
+from assessor.evals.generate.numeric import expit, logit, normal_ppf
 from assessor.evals.generate.recipes.base import base_run, degrading_truth, ramp, ramp_visible, rise_exp, stop_truth
 
 
 def _expected_zero_std(acc: Array, sd: Array, g: int) -> Array:
-    nodes = norm.ppf((np.arange(32) + 0.5) / 32)
+    nodes = normal_ppf((np.arange(32) + 0.5) / 32)
     q = expit(logit(np.clip(acc, 1e-6, 1 - 1e-6))[:, None] + sd[:, None] * nodes[None, :])
     return np.asarray((q**g + (1 - q) ** g).mean(axis=1), dtype=np.float64)
 
