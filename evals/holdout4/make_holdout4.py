@@ -89,8 +89,12 @@ def groups(rng, pp, prompts, G, kappa):
     return r, np.sqrt(r * (1 - r) * n / max(n - 1, 1)), zero + one, 100 * zero, 100 * one, gstd, k
 
 
-def grpo(p, *, prompts=64, G=8, kappa=2.5, drift=(0.9, 0.015), ent=const(0.45), kl=None, length=const(320),
-         cap=1024, lr=const(1e-6), gn=0.12, ev=None, ev_n=500, ev_every=50, ev_from=None, mods=()):
+ENT_045, LEN_320, LR_1E6 = const(0.45), const(320), const(1e-6)
+LEN_260, ENT_048, KL_0 = const(260.0), const(0.48), const(0.0)
+
+
+def grpo(p, *, prompts=64, G=8, kappa=2.5, drift=(0.9, 0.015), ent=ENT_045, kl=None, length=LEN_320,
+         cap=1024, lr=LR_1E6, gn=0.12, ev=None, ev_n=500, ev_every=50, ev_from=None, mods=()):
     """A verifiable-reward policy-gradient run. p, ent, kl, length, lr: curves of the step. ev: true eval curve,
     measured on ev_n items every ev_every steps (from ev_from, default ev_every). mods edit the sampled arrays."""
     def make(rng, T, P):
@@ -185,7 +189,7 @@ def rm_score(lo, hi, name, sd=0.25):
         m = sim.m
         score = lo + (hi - lo) * m["p"] + rng.normal(0, sd / math.sqrt(m["batch"] / 32), sim.T)
         m["reward"], m["reward_std"] = score, np.abs(rng.normal(1.1, 0.05, sim.T))
-        m["comps"] = {name: score, **{k: v for k, v in m.get("comps", {}).items()}}
+        m["comps"] = {name: score, **dict(m.get("comps", {}))}
         m["zero_std"] = np.zeros(sim.T)
     return mod
 
@@ -624,7 +628,7 @@ def write_openrlhf_console(sim, d, name, ds, *, entropy=False, critic=False, hea
 
 def _stamp(t):
     import datetime as dt
-    x = dt.datetime.fromtimestamp(t, dt.timezone.utc)
+    x = dt.datetime.fromtimestamp(t, dt.UTC)
     return x.strftime("%Y-%m-%d %H:%M:%S") + f",{int((t % 1) * 1000):03d}"
 
 
@@ -701,7 +705,7 @@ def write_nemo_tb(sim, d, segments=None, wall0=1.7725e9, secs=44.0, ckpts=(), ck
         (cd / "policy" / "weights" / "model.safetensors").write_bytes(b"\0" * 32)
         (cd / "training_info.json").write_text(json.dumps({"step": c, "total_steps": c, "consumed_samples": c * 512,
                                                           "val_reward": sim.ev.get(c)}))
-        (cd / "config.yaml").write_text("grpo:\n  max_num_steps: %d\n" % sim.P)
+        (cd / "config.yaml").write_text(f"grpo:\n  max_num_steps: {sim.P:d}\n")
 
 
 # ------------------------------------------------------------------------------------ plain scripts (CSV, JSONL)
@@ -752,8 +756,8 @@ def dpo_run(native, evals):
 
 
 def ppo_critic(p, *, ev_curve, ev_every, ev_n=1319, warmup=0, ev_from0=True, evar=None, vf_loss=None,
-               values=None, length=const(260.0), ent=const(0.48), kl=const(0.0), critic_lr=1e-5, prompts=256,
-               lr=const(1e-6)):
+               values=None, length=LEN_260, ent=ENT_048, kl=KL_0, critic_lr=1e-5, prompts=256,
+               lr=LR_1E6):
     """verl PPO with a GAE critic: one sample per prompt (n=1), so reward is a binomial mean of `prompts`."""
     def make(rng, T, P):
         s = np.arange(1, T + 1, dtype=float)
@@ -912,8 +916,9 @@ def _resume_rewarm(rng, T, P):
     a = grpo(knots((0, .30), (400, .60), (700, .665)), prompts=64, G=8, kl=knots((0, 0), (700, .02)),
              ent=knots((0, .5), (700, .40)), length=const(450), cap=1536, lr=warm_cos(1e-6, 40, 2000),
              ev=knots((0, .33), (400, .47), (600, .515), (700, .52)), ev_n=1000, ev_every=100)(rng, 700, P)
-    lr2 = lambda s: np.where(np.asarray(s) <= 600, warm_cos(1e-6, 40, 2000)(s),
-                             np.interp(np.asarray(s, float), [600, 640, 2000], [7.5e-7, 3e-6, 2e-6]))
+    def lr2(s):
+        return np.where(np.asarray(s) <= 600, warm_cos(1e-6, 40, 2000)(s),
+                                 np.interp(np.asarray(s, float), [600, 640, 2000], [7.5e-7, 3e-6, 2e-6]))
     b = grpo(knots((0, .30), (400, .60), (620, .655), (700, .62), (850, .55), (1100, .50)), prompts=64, G=8,
              kl=knots((0, 0), (600, .018), (650, .05), (1100, .22)), ent=knots((0, .5), (600, .41), (700, .52), (1100, .66)),
              length=knots((0, 450), (640, 450), (1100, 640)), cap=1536, lr=lr2, gn=0.12,
@@ -959,9 +964,9 @@ def dpo_healthy_slow():
 
     def evals(rng, T):
         out = {}
-        for st, (l, a, mg) in {100: (.6912, .52, .02), 200: (.6601, .61, .14), 300: (.6072, .68, .33)}.items():
+        for st, (loss, a, mg) in {100: (.6912, .52, .02), 200: (.6601, .61, .14), 300: (.6072, .68, .33)}.items():
             if st <= T:
-                out[st] = {"eval_loss": round(l + rng.normal(0, .002), 4),
+                out[st] = {"eval_loss": round(loss + rng.normal(0, .002), 4),
                            "eval_rewards/accuracies": round(a + rng.normal(0, .006), 4),
                            "eval_rewards/margins": round(mg + rng.normal(0, .01), 4),
                            "eval_rewards/chosen": round(-0.05 * st / 300, 4),
@@ -974,10 +979,12 @@ def dpo_healthy_slow():
 def dpo_multiepoch(spe=313):
     """3 epochs of DPO: a staircase in train loss at each epoch start, eval best at the end of epoch 1."""
     def native(rng, T):
-        mg_curve = lambda s_: np.interp(s_, [0, spe, spe + 1, 2 * spe, 2 * spe + 1, 3 * spe],
-                                        [0, 1.0, 2.4, 3.6, 5.6, 7.4])
-        acc_curve = lambda s_: np.interp(s_, [0, spe, spe + 1, 2 * spe, 2 * spe + 1, 3 * spe],
-                                         [.5, .73, .88, .93, .98, .995])
+        def mg_curve(s_):
+            return np.interp(s_, [0, spe, spe + 1, 2 * spe, 2 * spe + 1, 3 * spe],
+                                                [0, 1.0, 2.4, 3.6, 5.6, 7.4])
+        def acc_curve(s_):
+            return np.interp(s_, [0, spe, spe + 1, 2 * spe, 2 * spe + 1, 3 * spe],
+                                                 [.5, .73, .88, .93, .98, .995])
         return dpo_native(rng, T, acc=acc_curve, margin=mg_curve,
                           chosen=lambda s_: np.interp(s_, [0, spe, 2 * spe, 3 * spe], [0, -.3, -1.4, -3.2]),
                           lr=warm_cos(5e-7, 30, 3 * spe), batch=32, gn=(9.0, 0.5),
@@ -989,7 +996,7 @@ def dpo_multiepoch(spe=313):
         curve_a = knots((0, .5), (100, .63), (200, .685), (300, .702), (400, .699), (500, .688), (600, .679),
                         (700, .667), (800, .659), (900, .651), (939, .65))
         out = {}
-        for st in list(range(100, T + 1, 100)) + [T]:
+        for st in [*range(100, T + 1, 100), T]:
             out[st] = {"eval_loss": round(float(curve_l(st)) + rng.normal(0, .003), 4),
                        "eval_rewards/accuracies": round(float(curve_a(st)) + rng.normal(0, .003), 4),
                        "eval_rewards/margins": round(0.4 + 0.004 * st, 4), "eval_runtime": 96.3,
