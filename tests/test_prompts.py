@@ -498,3 +498,23 @@ def test_the_system_message_is_two_cacheable_parts():
     assert instructions.endswith("\n\n") and not cards.endswith("\n\n")
     dpo = prompts.system_parts("dpo")
     assert dpo[0] == instructions and dpo[1] != cards  # the first part is shared by every run and algorithm
+
+
+def test_the_table_counts_spikes_as_the_instability_section_does(tmp_path):
+    n = 200
+    kl = 0.02 + 0.001 * ar1(21, n)
+    kl[[40, 90, 140]] = 0.2  # one-step spikes
+    kl[160:] += 0.05  # and a lasting change
+    request = request_for(make_run(tmp_path, reward=0.3 + 0.01 * ar1(22, n), kl=kl).path)
+    summary = prompts.summarize(request)
+    confirmed = request.diagnostics.instability.spikes.get("kl") or []
+    assert confirmed
+    one_step = sum(1 for p in confirmed if p.kind == "outlier")
+    row = next(line for line in summary.splitlines() if line.startswith("| kl |"))
+    assert f"{len(confirmed)} spike" in row and f"({one_step} one-step)" in row
+    section = summary.split("## Instability")[1].split("##")[0]
+    assert f"{len(confirmed)} spike" in section and f"({one_step} one-step" in section
+    # The instability section's reading (spikes re-read against change points) is the one the table shows.
+    request.diagnostics.instability.spikes["kl"] = confirmed[:1]
+    row = next(line for line in prompts.summarize(request).splitlines() if line.startswith("| kl |"))
+    assert "1 spike (" in row

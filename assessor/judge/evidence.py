@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary
+from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
 from assessor.ingest.aliases import CANONICAL
 from assessor.judge.base import JudgeRequest
 from assessor.judge.untrusted import Scrubber, cut, label, neutralise, one_line
@@ -182,13 +182,15 @@ def findings_values(findings: Sequence[Finding], scrub: Scrubber) -> dict[str, A
     }
 
 
-def _signal_row(key: str, s: SignalSummary, scrub: Scrubber) -> dict[str, Any]:
+def _signal_row(key: str, s: SignalSummary, scrub: Scrubber, confirmed: list[Spike] | None = None) -> dict[str, Any]:
+    """One table row; `confirmed`: the instability section's spikes of this signal, so both count them alike."""
     schedule = key in SCHEDULE_SIGNALS
+    spikes = confirmed if confirmed is not None else s.spikes
     jumps = [] if schedule else [
         c for c in s.discontinuities
         if min(abs(c.before), abs(c.after)) > max(s.noise, 1e-12)  # a ratio only from a non-zero base
     ]
-    spike = max(s.spikes, key=lambda p: p.size_noise) if s.spikes and not schedule else None
+    spike = max(spikes, key=lambda p: p.size_noise) if spikes and not schedule else None
     return {
         "name": scrub.label(key), "points": s.points, "start": s.start, "peak": s.peak, "peak_step": s.peak_step,
         "trough": s.trough, "trough_step": s.trough_step, "now": s.now, "now_step": s.last_step, "trend": s.trend,
@@ -202,7 +204,7 @@ def _signal_row(key: str, s: SignalSummary, scrub: Scrubber) -> dict[str, Any]:
         "jumps": [{"step": c.step, "ratio": c.ratio} for c in jumps[:MAX_DISCONTINUITIES]],
         "more_jumps": max(0, len(jumps) - MAX_DISCONTINUITIES),
         "spikes": None if spike is None else {
-            "count": len(s.spikes), "one_step": sum(1 for p in s.spikes if p.kind == "outlier"),
+            "count": len(spikes), "one_step": sum(1 for p in spikes if p.kind == "outlier"),
             "value": spike.value, "step": spike.step, "level": spike.level},
     }
 
@@ -213,7 +215,7 @@ def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
     keys += sorted(k for k in d.signals if k.startswith("eval/"))[:MAX_EVAL_SIGNALS]
     rows = []
     for key in keys:
-        row = _signal_row(key, d.signals[key], scrub)
+        row = _signal_row(key, d.signals[key], scrub, d.instability.spikes.get(key))
         r, e = d.reward, d.eval
         if key == r.metric and r.peak is not None and r.peak_step is not None:
             row.update(peak=r.peak, peak_step=r.peak_step, start=r.start if r.start is not None else row["start"],
