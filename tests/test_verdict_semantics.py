@@ -415,3 +415,10 @@ def test_a_kl_penalised_reward_that_falls_only_because_kl_grows_under_a_flat_sco
     run = make_run(tmp_path, reward=score, critic__rewards__mean=score - 0.05 * kl, kl=kl)
     assert not diagnose(run).reward.shaped_declined
     assert verdict(run).decision == "stop"
+
+
+def test_a_learning_rate_logged_as_0_now_and_then_is_not_a_finished_schedule(tmp_path):
+    lr = np.where(STEPS % 7 == 0, 0.0, 1e-6)
+    lr[-1] = 0.0
+    run = make_run(tmp_path, reward=0.3 + 0.2 * STEPS / N + ar1(62, N, 0.3, 0.02), learning_rate=lr)
+    assert diagnose(run).run.state == "live"

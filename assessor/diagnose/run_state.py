@@ -49,7 +49,13 @@ def _schedule_ran_out(run: Run) -> bool:
     HF's linear and cosine schedules end at 0 on the planned last step: the trainer meant to stop there.
     """
     values = run.series("lr").to_numpy()
-    return len(values) >= 3 and values[-1] == 0.0 and values[-2] > 0.0 and float(np.max(values)) > 0.0
+    if len(values) < 3 or values[-1] != 0.0 or not values[-2] > 0.0:
+        return False
+    # A decay: non-increasing from its peak to the end, with no other zero on the way (a logger that prints 0 now
+    # and then, or a rounded value, is not a schedule).
+    after_peak = values[int(np.argmax(values)):]
+    decaying = bool(np.all(np.diff(after_peak) <= 0.0)) and values[-2] < np.max(values)
+    return decaying and int(np.sum(after_peak == 0.0)) == 1
 
 
 def _step_seconds(run: Run) -> float | None:
