@@ -261,10 +261,11 @@ def _never_moved(
     x = steps.astype(np.float64)
     fit = robust.theil_sen(score, x, alpha=0.90)
     optimistic = float(fit.high_slope) * float(x[-1] - x[0])
-    train = _train_change(ctx, int(steps[0]), int(steps[-1]))
-    if train is None or train < TRAIN_ROSE_T:
+    shift = _train_shift(ctx, int(steps[0]), int(steps[-1]))
+    if shift is None or shift.t < TRAIN_ROSE_T:
         return []
-    if optimistic >= 1.5 * noise and not _small_share_of_training_gain(ctx, metric, steps, optimistic):
+    train = shift.t
+    if optimistic >= 1.5 * noise and not _small_share_of_training_gain(ctx, metric, shift, optimistic):
         return []
     sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
     return [finding(
@@ -278,7 +279,7 @@ def _never_moved(
 TRANSFER_SHARE = 0.25  # an eval gain under a quarter of the training gain: most of the gain does not transfer
 
 
-def _small_share_of_training_gain(ctx: Context, metric: str, steps: np.ndarray, optimistic: float) -> bool:
+def _small_share_of_training_gain(ctx: Context, metric: str, train: robust.LevelShift, optimistic: float) -> bool:
     """A pass-rate eval whose most optimistic gain is a small share of what a 0..1 training reward gained.
 
     When both are success rates on the same scale, a training reward that climbed by 0.27 against a held-out
@@ -290,14 +291,7 @@ def _small_share_of_training_gain(ctx: Context, metric: str, steps: np.ndarray, 
     reading = ctx.book.get("reward_mean")
     if reading is None or float(np.min(reading.series.values)) < 0 or float(np.max(reading.series.values)) > 1:
         return False
-    series = reading.series
-    width = robust.stretch_width(series.n)
-    near_first = robust.nearest(series.steps, int(steps[0]), width)
-    near_last = robust.nearest(series.steps, int(steps[-1]), width)
-    if (near_first & near_last).any():
-        return False
-    shift = robust.level_shift(series, near_first, near_last)
-    gain = shift.after - shift.before
+    gain = train.after - train.before
     return gain > 0 and optimistic < TRANSFER_SHARE * gain
 
 
@@ -340,6 +334,12 @@ TRAIN_ROSE_T = 4.0
 
 def _train_change(ctx: Context, first: int, last: int) -> float | None:
     """Training reward's change between the stretches around two steps, in standard errors (None: not logged)."""
+    shift = _train_shift(ctx, first, last)
+    return None if shift is None else shift.t
+
+
+def _train_shift(ctx: Context, first: int, last: int) -> robust.LevelShift | None:
+    """Training reward's stretches around two steps compared (None: not logged, or the stretches overlap)."""
     reading = ctx.book.get("reward_mean")
     if reading is None:
         return None
@@ -349,7 +349,7 @@ def _train_change(ctx: Context, first: int, last: int) -> float | None:
     near_last = robust.nearest(series.steps, last, width)
     if (near_first & near_last).any():
         return None
-    return robust.level_shift(series, near_first, near_last).t
+    return robust.level_shift(series, near_first, near_last)
 
 
 _PROPORTION_WORDS = ("acc", "pass", "exact", "correct", "match", "solve", "success")
