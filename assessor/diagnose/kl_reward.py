@@ -56,7 +56,9 @@ def diagnose_kl_reward(ctx: Context) -> KlRewardDiagnosis:
     timeline = _timeline(kl, reward)
     drift = _drift_since_level_off(kl, reward, _early(ctx)) if quadrant_now in (
         "kl_up_reward_flat", "kl_up_reward_up") else None
-    findings = _findings(quadrant_now, kl.summary, reward.summary, timeline, drift)
+    since = kl.summary.trend_window_start
+    then = (robust.level_at(kl.series, since), robust.level_at(reward.series, since))
+    findings = _findings(quadrant_now, kl.summary, reward.summary, timeline, drift, then)
     findings.extend(_kl_jumps(kl, reward, ctx.facts.planned_total_steps))
     return KlRewardDiagnosis(kl_measured=True, quadrant_now=quadrant_now, timeline=timeline, findings=findings)
 
@@ -249,13 +251,16 @@ def _timeline(kl: Reading, reward: Reading) -> list[QuadrantSpan]:
 
 def _findings(
     quadrant: Quadrant, kl: SignalSummary, reward: SignalSummary, timeline: list[QuadrantSpan],
-    drift: tuple[str, int] | None,
+    drift: tuple[str, int] | None, then: tuple[float, float],
 ) -> list[Finding]:
+    # The moves quote the smoothed levels at both ends of the window, never now minus a fitted change: a line
+    # fitted through a jump invents a start the curve never had (a negative KL, a reward above its peak).
     since = kl.trend_window_start
-    kl_move = f"KL {num(kl.now - kl.trend_change)} → {num(kl.now)} since step {since}"
+    kl_then, reward_then = then
+    kl_move = f"KL {num(kl_then)} → {num(kl.now)} since step {since}"
     reward_level = f"{reward.metric} {num(reward.now)}"
     reward_move = (
-        f"{reward.metric} {num(reward.now - reward.trend_change)} → {num(reward.now)} "
+        f"{reward.metric} {num(reward_then)} → {num(reward.now)} "
         f"({reward.trend_change_noise:+.1f} noise units)"
     )
     out: list[Finding] = []

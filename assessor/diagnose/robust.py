@@ -552,6 +552,12 @@ def level_shift(series: Series, first: np.ndarray, second: np.ndarray) -> LevelS
     return LevelShift(before, after, (after - before) / error)
 
 
+def level_at(series: Series, step: int) -> float:
+    """The smoothed level at the reduced point nearest `step`."""
+    index = int(np.argmin(np.abs(series.red_steps - step)))
+    return float(series.smooth[index])
+
+
 def nearest(steps: np.ndarray, step: int, width: int) -> np.ndarray:
     """Mask of the `width` points whose steps are nearest `step` (a stretch around it, ties to the earlier)."""
     mask = np.zeros(len(steps), dtype=bool)
