@@ -422,3 +422,107 @@ def test_a_learning_rate_logged_as_0_now_and_then_is_not_a_finished_schedule(tmp
     lr[-1] = 0.0
     run = make_run(tmp_path, reward=0.3 + 0.2 * STEPS / N + ar1(62, N, 0.3, 0.02), learning_rate=lr)
     assert diagnose(run).run.state == "live"
+
+
+# --- from the holdout6 first read and the holdout4 blind read
+
+def test_kl_and_reward_moves_quote_the_curves_levels_not_now_minus_a_fitted_change(tmp_path):
+    # KL about 0.02 until a jump to about 1.6 late in the window: a line fitted through the jump puts its start
+    # below zero; the finding must quote where the curve really was.
+    kl = np.where(STEPS < 270, 0.02, 1.6) + ar1(70, N, 0.3, 0.002)
+    reward = np.where(STEPS < 270, 0.55, 0.1) + ar1(71, N, 0.3, 0.02)
+    d = diagnose(make_run(tmp_path, reward=reward, kl=kl))
+    moves = [f.observation for f in d.kl_reward.findings if f.observation.startswith("KL ") and "→" in f.observation]
+    assert moves
+    for text in moves:
+        start = float(re.match(r"KL (-?[0-9.e+-]+) →", text).group(1))
+        assert 0 <= start < 0.1, text
+
+
+def test_an_eval_whose_latest_evaluation_is_its_best_has_not_declined(tmp_path):
+    reward = 0.48 + ar1(72, N, 0.3, 0.03)  # a curriculum holds the training reward level by design
+    evals = np.array([0.34, 0.36, 0.38, 0.37, 0.41, 0.43, 0.42, 0.45, 0.43, 0.508])
+    run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 30, evals)
+    curve = diagnose(run).eval.curves[0]
+    assert curve.decline_noise == 0.0
+    assert verdict(run).decision == "continue"
+
+
+def test_a_finished_run_whose_eval_still_climbs_at_full_pace_is_extended_though_the_reward_slows(tmp_path):
+    reward = 0.3 + 0.3 * (1 - np.exp(-STEPS / 90)) + ar1(73, N, 0.3, 0.01)
+    evals = 0.3 + 0.4 * np.arange(1, 16) / 15 + np.array([0, .004, -.003, .002, 0, -.004, .003, 0, .002, -.002,
+                                                          .003, 0, -.003, .004, 0])
+    run = with_evals(make_run(tmp_path, reward=reward, config={"max_steps": N}).path, "accuracy", 20, evals)
+    d = diagnose(run)
+    assert d.run.state == "finished" and d.reward.slowing
+    v = verdict(run)
+    assert v.decision == "continue" and "extend" in v.headline.lower()
+    # the same run with an eval that has stopped setting new highs keeps its final weights
+    flat = np.minimum(evals, 0.55)
+    flat[-4:] = [0.55, 0.548, 0.551, 0.549]
+    run = with_evals(make_run(tmp_path / "b", reward=reward, config={"max_steps": N}).path, "accuracy", 20, flat)
+    assert verdict(run).decision == "stop"
+
+
+def test_a_held_out_mean_reward_flat_over_a_dozen_evaluations_does_not_transfer_a_rising_reward(tmp_path):
+    reward = 0.42 + 0.2 * STEPS / N + ar1(74, N, 0.3, 0.04)
+    held_out = np.array([0.288, 0.34, 0.294, 0.278, 0.324, 0.292, 0.304, 0.336, 0.32, 0.296, 0.276, 0.286, 0.282,
+                         0.326])
+    run = with_evals(make_run(tmp_path, reward=reward).path, "reward", 20, held_out)
+    assert "eval_not_transferring" in {f.kind for f in diagnose(run).findings}
+    assert verdict(run).decision == "stop"
+
+
+def test_a_custom_loops_policy_entropy_and_reference_kl_are_read(tmp_path):
+    entropy = np.where(STEPS < 250, 0.4, 0.4 + 2.5 * np.clip((STEPS - 250) / 20, 0, 1)) + ar1(75, N, 0.3, 0.01)
+    run = make_run(tmp_path, reward=0.3 + 0.3 * np.minimum(STEPS, 200) / 200 + ar1(76, N, 0.3, 0.02),
+                   policy__entropy=entropy, policy__kl_ref=0.02 + 0.001 * ar1(77, N, 0.3, 1.0))
+    assert {"entropy", "kl"} <= set(run.metric_names())
+    assert "entropy_blow_up" in {f.kind for f in diagnose(run).findings}
+
+
+def test_one_evaluation_far_below_the_peak_before_it_is_said_and_never_called_within_noise(tmp_path):
+    evals = np.array([0.29, 0.33, 0.44, 0.43, 0.48, 0.53, 0.56, 0.58, 0.57, 0.55, 0.57, 0.588, 0.094])
+    run = with_evals(make_run(tmp_path, reward=0.4 + 0.2 * STEPS / N + ar1(78, N, 0.3, 0.02)).path, "accuracy",
+                     23, evals)
+    d = diagnose(run)
+    kinds = {f.kind for f in d.eval.findings}
+    assert "eval_latest_drop" in kinds and "eval_holding" not in kinds
+    assert verdict(run).decision == "continue"  # one evaluation on its own is a reason to look, not to roll back
+
+
+def test_a_reward_rising_again_but_still_far_below_its_peak_has_a_better_model_behind_it(tmp_path):
+    # A resume that loaded the base weights: 0.6 until step 200, back to 0.22, relearning to about 0.4.
+    reward = np.where(STEPS < 200, 0.22 + 0.38 * np.minimum(STEPS, 150) / 150, 0.22 + 0.2 * (STEPS - 200) / 100)
+    v = verdict(make_run(tmp_path, reward=reward + ar1(79, N, 0.3, 0.02), checkpoints=(100, 150, 200, 250)))
+    assert v.decision == "rollback" and v.rollback_step in (150, 200)
+
+
+def test_a_learning_rate_at_zero_for_the_latest_stretch_stops_a_live_run(tmp_path):
+    lr = np.where(STEPS < 150, 1e-6 * (1 - STEPS / 150) + 1.3e-9, 0.0)
+    reward = 0.3 + 0.2 * np.minimum(STEPS, 150) / 150 + ar1(80, N, 0.3, 0.015)
+    run = make_run(tmp_path, reward=reward, learning_rate=lr, config={"max_steps": 1000})
+    d = diagnose(run)
+    assert d.learning_signal.updates_stopped_step == 150
+    v = verdict(run)
+    assert v.decision == "stop" and "step 150" in v.headline
+
+
+def test_a_learning_rate_printed_at_too_few_decimals_is_not_a_stop(tmp_path):
+    lr = np.where(STEPS < 200, 1e-6, 0.0)  # 1e-6 is one unit of the printed precision; below it prints 0
+    reward = 0.3 + 0.3 * STEPS / N + ar1(81, N, 0.3, 0.015)
+    assert diagnose(make_run(tmp_path, reward=reward, learning_rate=lr)).learning_signal.updates_stopped_step is None
+
+
+def test_a_reward_service_returning_0_at_the_peak_is_a_stop_but_a_collapse_then_no_gradient_is_a_rollback(tmp_path):
+    grad = np.where(STEPS < 200, 0.3, 0.0) + np.where(STEPS < 200, np.abs(ar1(82, N, 0.3, 0.02)), 0.0)
+    peak = 0.22 + 0.38 * np.minimum(STEPS, 150) / 150 + ar1(83, N, 0.3, 0.02)
+    outage = np.where(STEPS < 200, peak, 0.0)
+    v = verdict(make_run(tmp_path, reward=outage, reward_std=np.where(STEPS < 200, 0.4, 0.0), grad_norm=grad))
+    assert v.decision == "stop" and "step 200" in v.headline
+    # the model fell first (steps 120-200), and only then every group scored 0
+    collapse = np.where(STEPS < 120, peak, np.maximum(0.0, 0.6 - 0.6 * (STEPS - 120) / 80))
+    collapse = np.where(STEPS < 200, collapse, 0.0)
+    v = verdict(make_run(tmp_path / "b", reward=collapse, reward_std=np.where(STEPS < 200, 0.4, 0.0),
+                         grad_norm=grad))
+    assert v.decision == "rollback" and v.rollback_step is not None and v.rollback_step <= 130

@@ -114,7 +114,9 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
     windows = np.convolve(score, np.ones(k) / k, mode="valid")
     best_start = int(np.argmax(windows))
     stretch_t = (float(windows[best_start]) - float(np.mean(score[-k:]))) / (noise * np.sqrt(2.0 / k))
-    slid = best_start + k <= len(values) - k and stretch_t >= 3.0
+    # A slide shows before the latest evaluation too: one crashed evaluation at the end is not a slide.
+    before_last_t = (float(windows[best_start]) - float(np.mean(score[-k - 1:-1]))) / (noise * np.sqrt(2.0 / k))
+    slid = best_start + k <= len(values) - k - 1 and stretch_t >= 3.0 and before_last_t >= 2.0
     if slid and not (evals_after_peak >= 2 and decline >= 2.0):
         peak_index = best_start + int(np.argmax(score[best_start:best_start + k]))
         peak_step = int(steps[peak_index])
@@ -136,6 +138,15 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
                 "eval", "train_eval_divergence", "warning",
                 f"training reward kept rising after step {out.peak_step} while {label} fell: the gains do not "
                 "transfer (overfitting to the training prompts, or reward hacking)", [peak_step]))
+    elif evals_after_peak == 1 and (float(score[peak_index]) - float(score[-1])) / noise >= ONE_EVAL_DROP:
+        # One evaluation is not a decline (a broken eval job scores 0 too), but it is not "within noise" either.
+        drop = (float(score[peak_index]) - float(score[-1])) / noise
+        findings.append(finding(
+            "eval", "eval_latest_drop", "warning",
+            f"the latest {label} ({num(out.now)} at step {out.now_step}) fell {drop:.0f}x its eval-to-eval noise "
+            f"below the peak of the evaluation before it ({num(out.peak)} at step {out.peak_step}); one evaluation, so "
+            "not yet a decline on its own: check that evaluation, and assess again after the next one",
+            [peak_step, now_step]))
     elif peak_index == len(values) - 1 or (evals_after_peak <= 1 and decline < 2.0):
         findings.append(finding(
             "eval", "eval_at_best", "info",
@@ -163,7 +174,10 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
     score = eval_score(metric, values)
     noise = decline_noise(metric, values, score)
     peak_index = int(np.argmax(score))
-    recent = float(np.mean(score[-2:]))
+    # A decline is read on the evaluations after the peak (up to the last two): a latest evaluation that is
+    # the peak has fallen from nothing, whatever the one before it scored.
+    after_peak = score[peak_index + 1:][-2:]
+    recent = float(np.mean(after_peak)) if len(after_peak) else float(score[peak_index])
     name = f"eval/{metric}"
     constant = float(np.ptp(values)) == 0.0
     moved = float(np.max(score)) - float(np.mean(score[:2])) > 2 * noise and not constant
@@ -265,7 +279,11 @@ def _never_moved(
     if shift is None or shift.t < TRAIN_ROSE_T:
         return []
     train = shift.t
-    if optimistic >= 1.5 * noise and not _small_share_of_training_gain(ctx, metric, shift, optimistic):
+    if _same_scale(ctx, metric) and 1.5 * noise >= shift.after - shift.before:
+        return []  # too noisy to tell: even a full transfer of the training gain would read as "did not move"
+    if optimistic >= 1.5 * noise and not _small_share_of_training_gain(
+            ctx, metric, shift.after - shift.before, optimistic) and not _halves_show_small_share(
+            ctx, metric, steps, score, noise):
         return []
     sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
     return [finding(
@@ -279,20 +297,51 @@ def _never_moved(
 TRANSFER_SHARE = 0.25  # an eval gain under a quarter of the training gain: most of the gain does not transfer
 
 
-def _small_share_of_training_gain(ctx: Context, metric: str, train: robust.LevelShift, optimistic: float) -> bool:
+def _halves_show_small_share(ctx: Context, metric: str, steps: np.ndarray, score: np.ndarray, noise: float) -> bool:
+    """The eval's second half against its first, beside the training reward's over the same steps.
+
+    A slope extrapolated across all the evaluations carries the slope's whole uncertainty; two half means pin a
+    flat eval's level far better (a dozen evaluations at 0.28-0.34 gained nothing, give or take 0.015), so a
+    training reward that gained 0.12 between the same halves is shown not to transfer.
+    """
+    half = len(score) // 2
+    reading = ctx.book.get("reward_mean")
+    if half < PLATEAU_EVALS or reading is None:
+        return False
+    first, second = score[:half], score[half:]
+    bound = float(np.mean(second) - np.mean(first)) + 1.645 * noise * math.sqrt(1 / len(first) + 1 / len(second))
+    train_steps = reading.series.steps
+    early = (train_steps >= steps[0]) & (train_steps <= steps[half - 1])
+    late = (train_steps >= steps[half]) & (train_steps <= steps[-1])
+    if early.sum() < 2 or late.sum() < 2:
+        return False
+    shift = robust.level_shift(reading.series, early, late)
+    return shift.t >= TRAIN_ROSE_T and _small_share_of_training_gain(ctx, metric, shift.after - shift.before, bound)
+
+
+def _small_share_of_training_gain(ctx: Context, metric: str, gain: float, optimistic: float) -> bool:
     """A pass-rate eval whose most optimistic gain is a small share of what a 0..1 training reward gained.
 
     When both are success rates on the same scale, a training reward that climbed by 0.27 against a held-out
     rate that, at the top of its confidence band, gained 0.03 says the gains stay on the training prompts, even
     where a dozen noisy evaluations cannot pin the eval's own slope to under a noise unit or so.
     """
-    if metric in LOWER_IS_BETTER or not any(w in metric.lower() for w in _PROPORTION_WORDS):
+    return _same_scale(ctx, metric) and gain > 0 and optimistic < TRANSFER_SHARE * gain
+
+
+def _same_scale(ctx: Context, metric: str) -> bool:
+    """A held-out success rate (or mean reward) and a 0..1 training reward: their gains compare directly."""
+    if metric in LOWER_IS_BETTER:
         return False
+    if not any(w in metric.lower() for w in _PROPORTION_WORDS):
+        # A held-out mean reward is the training reward function on held-out prompts (verl's val score, OpenRLHF's
+        # eval reward): on the same 0..1 scale it is as comparable as a named pass rate.
+        held_out = ctx.run.series(metric, "eval").to_numpy()
+        if metric != "reward_mean" or float(np.min(held_out)) < 0 or float(np.max(held_out)) > 1:
+            return False
     reading = ctx.book.get("reward_mean")
-    if reading is None or float(np.min(reading.series.values)) < 0 or float(np.max(reading.series.values)) > 1:
-        return False
-    gain = train.after - train.before
-    return gain > 0 and optimistic < TRANSFER_SHARE * gain
+    return reading is not None and float(np.min(reading.series.values)) >= 0 and float(
+        np.max(reading.series.values)) <= 1
 
 
 def _levelled_off(steps: np.ndarray, score: np.ndarray, noise: float) -> robust.LevelOff | None:
@@ -330,6 +379,7 @@ def _levelled_off(steps: np.ndarray, score: np.ndarray, noise: float) -> robust.
 
 
 TRAIN_ROSE_T = 4.0
+ONE_EVAL_DROP = 4.0  # a single evaluation this many noise units below the peak just before it is worth a word
 
 
 def _train_change(ctx: Context, first: int, last: int) -> float | None:

@@ -8,6 +8,8 @@ its ceiling with no spread left means the data has nothing more to teach.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -33,6 +35,13 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
         zero_std_frac_now=zero.summary.now if zero else None,
         advantage_std_now=adv.summary.now if adv else None,
     )
+    stopped = _updates_stopped(ctx)
+    if stopped is not None:
+        out.updates_stopped_step = stopped.steps[0]
+        if reward is not None:
+            before = reward.series.values[reward.series.steps < stopped.steps[0]]
+            width = robust.stretch_width(reward.series.n)
+            out.reward_before_stop = float(np.mean(before[-width:])) if len(before) else None
     if reward is None:
         return out
     no_spread_share = _no_spread_share(zero, adv)
@@ -105,8 +114,69 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
             "reward_std", "reward_std_collapsing", "watch",
             f"reward spread is falling ({num(std.summary.start)} → {num(std.summary.now)}): the learning signal is "
             "thinning", [std.summary.trend_window_start]))
+    if stopped is not None:
+        findings.append(stopped)
     out.findings = findings
     return out
+
+
+UPDATES_STOPPED_POINTS = 5  # logged steps (and at least this share of the run) with no possible update
+UPDATES_STOPPED_SHARE = 0.05
+
+
+def _updates_stopped(ctx: Context) -> Finding | None:
+    """The weights stopped changing: the learning rate, or the gradient norm, exactly 0 to the end after being positive.
+
+    A schedule that decays over fewer steps than the run, or a reward service that returns 0 for everything (no
+    spread, no advantage, no gradient), leaves the weights where they were while the GPUs keep generating. The
+    learning rate's own end-of-schedule 0 on the last step is the run finishing (`run_state`), not this.
+    """
+    for metric, what in (("lr", "the learning rate"), ("grad_norm", "the gradient norm")):
+        series = ctx.run.series(metric)
+        values, steps = series.to_numpy(), series.index.to_numpy()
+        if len(values) < 2 * UPDATES_STOPPED_POINTS:
+            continue
+        moving = np.flatnonzero(values != 0.0)
+        if not len(moving) or moving[-1] == len(values) - 1:
+            continue
+        first_zero = int(moving[-1]) + 1
+        zeros, before = len(values) - first_zero, values[:first_zero]
+        # Positive before, not a metric that is mostly 0 anyway (TRL's grad_norm 0.0 on skipped steps).
+        if zeros < max(UPDATES_STOPPED_POINTS, UPDATES_STOPPED_SHARE * len(values)) or np.mean(before == 0.0) > 0.2 or (
+                len(before) < 2 * UPDATES_STOPPED_POINTS):
+            continue
+        step = int(steps[first_zero])
+        if _still_moving(ctx, step) or _quantised(before):
+            continue  # the policy still changes, or a logger printed a small value at too few decimals
+        return finding(
+            metric, "updates_stopped", "critical",
+            f"{what} has been exactly 0 on every one of the last {zeros} logged steps (since step {step}, after being "
+            f"positive before): the weights cannot change, so they are those of step {step}, and every step since "
+            "spends compute for nothing", [step])
+    return None
+
+
+def _quantised(values: np.ndarray) -> bool:
+    """The last positive values are one unit of a fixed number of decimals (1e-07 before 0): rounding, not 0."""
+    last = float(values[-1])
+    return last > 0 and abs(math.log10(last) - round(math.log10(last))) < 1e-9 and last <= 1e-4
+
+
+def _still_moving(ctx: Context, step: int) -> bool:
+    """Reward, entropy or KL drifts after `step`: frozen weights would sample from one unchanging policy."""
+    for metric in ("reward_mean", "entropy", "kl"):
+        reading = ctx.book.get(metric)
+        if reading is None:
+            continue
+        after = reading.series.steps >= step
+        if after.sum() < 2 * UPDATES_STOPPED_POINTS:
+            continue
+        idx = np.flatnonzero(after)
+        first, second = np.zeros(reading.series.n, dtype=bool), np.zeros(reading.series.n, dtype=bool)
+        first[idx[: len(idx) // 2]], second[idx[len(idx) // 2:]] = True, True
+        if abs(robust.level_shift(reading.series, first, second).t) >= 4.0:
+            return True
+    return False
 
 
 MIN_SIGNAL_POINTS = 20  # logged steps before "it never learned" can be said

@@ -176,6 +176,11 @@ class LearningSignalDiagnosis(_Model):
     constant_components: list[ConstantComponent] = Field(
         default_factory=list, description="Reward components that hold one exact value on almost every step.")
     never_learned: bool = Field(False, description="No learning signal over the run: nothing to learn from.")
+    updates_stopped_step: int | None = Field(
+        None, description="First step of the latest stretch in which the weights cannot change (learning rate or "
+        "gradient norm exactly 0 to the end, after being positive): the weights now are those of this step.")
+    reward_before_stop: float | None = Field(
+        None, description="Mean training reward over the stretch of logged steps just before the updates stopped.")
     findings: list[Finding] = Field(default_factory=list)
 
 

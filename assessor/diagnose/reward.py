@@ -35,6 +35,15 @@ def decline_bar(n: int, width: int) -> float:
     return min(DECLINE_T, math.sqrt(2.0 * math.log(candidates)) + 2.0)
 
 
+RISING_YET_MOSTLY_LOST = 0.5
+
+
+def _gain_lost(from_peak: robust.LevelShift, start: float) -> float:
+    """Share of the gain from the start to the peak stretch that the latest stretch has given back (0 if none)."""
+    gain = from_peak.before - start
+    return (from_peak.before - from_peak.after) / gain if gain > 0 else 0.0
+
+
 def _decline(series: robust.Series, width: int) -> tuple[np.ndarray, np.ndarray, robust.LevelShift]:
     """The best stretch and the latest one, at the scale where the decline from one to the other is clearest.
 
@@ -83,7 +92,11 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
     overlapping = bool((peak_mask & latest).any())
     noise = max(series.noise, robust.noise_floor(series.values))
     findings: list[Finding] = []
-    if not overlapping and -from_peak.t >= decline_bar(series.n, int(peak_mask.sum())) and s.trend != "rising":
+    gain_lost = _gain_lost(from_peak, progress.before)
+    # Rising again is recovery under way, not a better model behind us, unless most of the gain is still gone (a
+    # resume that loaded the base weights relearns for hundreds of steps while the checkpoint before it is better).
+    if not overlapping and -from_peak.t >= decline_bar(series.n, int(peak_mask.sum())) and (
+            s.trend != "rising" or gain_lost >= RISING_YET_MOSTLY_LOST):
         out.peak, out.peak_step = from_peak.before, peak_step
         latest_steps = series.steps[latest]
         out.peak_stretch = Stretch(first_step=int(peak_steps[0]), last_step=int(peak_steps[-1]), mean=from_peak.before)
@@ -97,11 +110,13 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
             lost, severity = f"{(from_peak.before - from_peak.after) / gain:.0%} of its gain since the start", "warning"
         else:
             lost, severity = "ground", "warning"
+        rising = s.trend == "rising"
+        again = f"; it is rising again since step {s.trend_window_start}, still far below" if rising else ""
         findings.append(finding(
             metric, "reward_peaked_then_declined", severity,
             f"{metric} peaked at {num(from_peak.before)} around step {peak_step} (mean of steps "
             f"{int(peak_steps[0])}–{int(peak_steps[-1])}) and averages {num(from_peak.after)} over the latest "
-            f"{int(latest.sum())} logged steps ({-from_peak.t:.1f} standard errors lower): it has lost {lost}",
+            f"{int(latest.sum())} logged steps ({-from_peak.t:.1f} standard errors lower): it has lost {lost}{again}",
             [peak_step]))
     elif s.trend == "rising":
         slowing = " but the rise is slowing (the latest third moves at under half the middle third's rate)" if (

@@ -342,11 +342,24 @@ def _resolve(k: str, scale: float) -> Resolved | None:
     kind, sep, rest = k.partition("/")
     if sep and kind.lower() in KIND_WORDS:
         return _of_kind(k, kind.lower(), rest, split, scale)
-    # `rewards/mean` reaches here (not a reward function): it is for the guess, despite its known prefix.
+    named = _named_by_tail_or_words(k, split, scale)
+    # `rewards/mean` reaches here (not a reward function): it is for the guess, despite its known prefix. A custom
+    # loop's `policy/entropy` or `loss/kl` shares a prefix with framework keys we keep as they are, but its words
+    # name a metric the diagnosis reads; the guess is settled against the run's listed keys (`settle_guesses`).
     if k.startswith(KNOWN_PASSTHROUGH_PREFIXES) and not fn_match:
-        return Resolved(k, split, scale)
+        return named if named is not None and named.metric in _GUESSED_UNDER_KNOWN_PREFIX else Resolved(k, split, scale)
+    return named if named is not None else Resolved(k, split, scale, known=False)
+
+
+# Canonical metrics a key under a framework prefix may still be guessed onto (the curves a diagnosis cannot do
+# without); everything else under those prefixes keeps its own name.
+_GUESSED_UNDER_KNOWN_PREFIX = frozenset({"entropy", "kl"})
+
+
+def _named_by_tail_or_words(k: str, split: Split, scale: float) -> Resolved | None:
+    """A key's meaning from its last segments (`metrics/reward`, `grpo/policy/kl`) or its words, else None."""
     parts = k.split("/")
-    for start in range(1, len(parts)):  # `metrics/reward`, `grpo/policy/kl`: the last segments name the metric
+    for start in range(1, len(parts)):
         tail = "/".join(parts[start:])
         if tail in _ALIASES:
             where: Split = "eval" if _ALIASES[tail] == "accuracy" else split
@@ -355,7 +368,7 @@ def _resolve(k: str, scale: float) -> Resolved | None:
     if guess is not None:
         where = "eval" if guess.held_out else split
         return Resolved(guess.metric, where, scale, percent=guess.percent, known=False, own_name=k)
-    return Resolved(k, split, scale, known=False)
+    return None
 
 
 def _of_kind(key: str, kind: str, rest: str, split: Split, scale: float) -> Resolved | None:

@@ -186,6 +186,8 @@ def _kl(tokens: list[str]) -> Guess | None:
         return None
     rest = set(split[1])
     allowed = {"kl", "kld", "div", "divergence", "ref", "reference", "token", "per"} | WHERE
+    if rest & {"ref", "reference"}:
+        allowed |= {"policy", "actor"}  # `policy/kl_ref`: the policy's KL from its reference, not an update's KL
     if rest & {"kl", "kld"} and rest <= allowed:
         return Guess("kl", "KL words")
     return None

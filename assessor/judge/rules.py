@@ -44,6 +44,7 @@ DEGRADATION = {
     "reward_floor_no_signal": 2.0, "reward_below_start": 1.5, "train_eval_divergence": 1.0,
     "length_approaching_cap": 1.0, "component_saturated_other_stalls": 2.0, "reward_falling": 1.0,
     "reward_per_kl_collapsed": 1.0, "side_eval_declining": 1.0, "shaped_reward_declined": 2.0,
+    "eval_latest_drop": 1.0,
     **{kind: weight for kind, (_, weight) in BREAKAGE_KINDS.items() if kind != "nonfinite"},
 }
 # Findings that say the run has nothing more to give (or, for the setup ones, cannot give it as configured).
@@ -222,9 +223,12 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
     w = _sort(d)
     if w.setup_failure:
         return _no_signal(d, w)
+    stopped = d.learning_signal.updates_stopped_step
+    if stopped is not None and not _declined_before(d, stopped):
+        return _updates_stopped(d, w, stopped)
     degradation = w.weight(w.degradation, DEGRADATION)
     finished = d.run.state == "finished"
-    if _too_early(d) and not w.diverged and degradation < ROLLBACK_BAR and not finished:
+    if _too_early(d) and not w.diverged and (degradation < ROLLBACK_BAR or _too_few_points(d)) and not finished:
         return _verdict(d, "continue", 0.4, _top(d, 3),
                         f"Continue: at step {d.run.last_step} it is too early to judge; look again after more steps.",
                         w, actions=["Assess again once reward and KL have a few dozen logged points."])
@@ -238,6 +242,38 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
     return _continue(d, w)
 
 
+def _declined_before(d: Diagnostics, step: int) -> bool:
+    """Whether the model got worse before `step`: a best point behind us by more than a stretch before it.
+
+    After the weights stop changing, a reward that falls (to a reward service's 0, say) is not the model getting
+    worse; only a best point clearly before the stop is a better model behind the current weights.
+    """
+    best = d.best_checkpoint
+    if best.best_step is None or not (best.behind or best.breakage_step is not None):
+        return False
+    if best.breakage_step is not None and best.breakage_step < step:
+        return True  # it broke (entropy, length, KL) first, and only then stopped learning
+    before, curve = d.learning_signal.reward_before_stop, d.signals.get(d.reward.metric or "")
+    if best.basis == "eval" or before is None or curve is None or best.best_level is None:
+        return best.best_step < step
+    # Fallen by more than a stretch's noise from the best by the time updates stopped: a better model is behind.
+    return best.best_level - before > 2 * curve.noise / math.sqrt(stretch_width(curve.points))
+
+
+def _updates_stopped(d: Diagnostics, w: _Weighed, step: int) -> Verdict:
+    evidence = [f for f in d.learning_signal.findings if f.kind == "updates_stopped"]
+    last = d.run.last_step or step
+    return _verdict(
+        d, "stop", 0.85, evidence + w.degradation[:2],
+        f"Stop: the weights have not been able to change since step {step} (see the evidence), so the current "
+        f"weights are those of step {step} and the {last - step} steps since spent compute for nothing; fix the cause "
+        "before resuming from the latest checkpoint.", w,
+        actions=["Find why updates stopped: a learning-rate schedule shorter than the run (its decay or total "
+                 "steps), or a reward that returns the same value for every completion (a reward service down or "
+                 "timing out, a parser failing), which leaves no advantage and no gradient.",
+                 "Resume from the latest checkpoint once fixed: it holds the same weights as any since the stop."])
+
+
 def _worth_extending(d: Diagnostics) -> bool:
     """Whether a finished run should be extended: only while it still climbs at full pace.
 
@@ -245,14 +281,16 @@ def _worth_extending(d: Diagnostics) -> bool:
     returns, and with a held-out eval the eval must still be setting clear new highs; otherwise the final weights
     are the ones to keep.
     """
-    if not _still_improving(d) or d.reward.slowing:
-        return False
     if d.reward.metric == "pref_margin":
         return False  # preference training on fixed pairs: a further epoch memorises them (the DPO card)
-    # With a held-out eval, it must still be setting clear new highs: a training reward (or a preference margin,
-    # which keeps widening as a model overfits its pairs) can climb on after what is wanted has stopped improving.
+    # With a held-out eval, it decides (the eval outranks the training reward): it must still be setting clear new
+    # highs without slowing. A training reward (or a preference margin, which keeps widening as a model overfits
+    # its pairs) can climb on after what is wanted has stopped improving, and a training reward that slows while
+    # the eval still climbs at full pace is the reward nearing its ceiling, not the model.
     curve = d.eval.curves[0] if d.eval.curves else None
-    return curve is None or curve.points < 4 or (curve.new_high_noise >= 1.0 and not curve.slowing)
+    if curve is not None and curve.points >= 4:
+        return curve.new_high_noise >= 1.0 and not curve.slowing
+    return _still_improving(d) and not d.reward.slowing
 
 
 def _eval_stands_still(d: Diagnostics) -> EvalCurve | None:
@@ -287,6 +325,12 @@ def _too_early(d: Diagnostics) -> bool:
     if d.run.progress is not None and d.run.progress < EARLY_PROGRESS:
         return True
     return reward.points < EARLY_POINTS
+
+
+def _too_few_points(d: Diagnostics) -> bool:
+    """So few logged rewards that no level, let alone a decline from one, can be read (only a divergence can)."""
+    reward = d.signals.get(d.reward.metric or "")
+    return reward is not None and reward.points < EARLY_POINTS
 
 
 def _no_signal(d: Diagnostics, w: _Weighed) -> Verdict:
