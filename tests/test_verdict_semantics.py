@@ -526,3 +526,18 @@ def test_a_reward_service_returning_0_at_the_peak_is_a_stop_but_a_collapse_then_
     v = verdict(make_run(tmp_path / "b", reward=collapse, reward_std=np.where(STEPS < 200, 0.4, 0.0),
                          grad_norm=grad))
     assert v.decision == "rollback" and v.rollback_step is not None and v.rollback_step <= 130
+
+
+def test_five_logged_rewards_are_too_few_for_any_rollback(tmp_path):
+    reward = np.array([0.219, 0.0625, 0.0469, 0.0469, 0.0469])
+    v = verdict(make_run(tmp_path, reward=reward, reward_std=np.array([0.3, 0.1, 0.0, 0.0, 0.0])))
+    assert v.decision == "continue" and "too early" in v.headline
+
+
+def test_an_eval_too_noisy_to_show_the_training_gain_is_never_called_not_transferring(tmp_path):
+    reward = 0.43 + 0.08 * STEPS / N + ar1(84, N, 0.3, 0.01)  # gained about 0.08
+    # 64 problems an evaluation: eval-to-eval noise near 0.1, larger than all the training reward gained
+    held_out = np.array([0.39, 0.5, 0.33, 0.45, 0.61, 0.36, 0.42, 0.3, 0.48, 0.41, 0.52, 0.36])
+    run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 25, held_out)
+    assert "eval_not_transferring" not in {f.kind for f in diagnose(run).findings}
+    assert verdict(run).decision == "continue"
