@@ -542,3 +542,17 @@ def test_delay_as_a_share_of_the_run_and_alarms_on_healthy_prefixes():
     summary = summarize_delays(outcomes)
     assert (summary.cases, summary.detected, summary.median_delay_share) == (1, 1, 0.25)
     assert (summary.healthy_replayed, summary.healthy_alarms, summary.healthy_runs_with_alarms) == (1, 1, ["ok"])
+
+
+def test_a_finished_run_kept_as_it_is_has_nothing_to_detect_on_its_prefixes():
+    from assessor.evals.cases import Case
+
+    def case(tags: list[str], accept: list[str]) -> Case:
+        window = (10, 20) if "rollback" in accept else None
+        return Case.model_validate({"name": "c", "path": "runs/c", "accept": accept, "onset_step": 50,
+                                    "rollback_window": window, "tags": tags})
+
+    assert not case(["finished"], ["stop"]).needs_action  # its stop rests on the budget being spent
+    assert case([], ["stop"]).needs_action  # a live run that is spent: detect it
+    assert case(["finished"], ["rollback"]).needs_action  # a better model behind: detect it, finished or not
+    assert not case([], ["stop", "continue"]).needs_action

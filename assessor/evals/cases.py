@@ -56,8 +56,15 @@ class Case(_Model):
 
     @property
     def needs_action(self) -> bool:
-        """A problem with an onset that `continue` does not answer: the runs whose detection delay is measured."""
-        return self.onset_step is not None and "continue" not in self.accept
+        """A problem with an onset that `continue` does not answer: the runs whose detection delay is measured.
+
+        A run tagged `finished` whose only answer is stop (keep the final weights) is left out too: its stop rests
+        on the budget being spent, and each of its prefixes is a live run with budget left, where holding a level
+        is continue by the contract and stopping early only saves compute (as for a plateau that accepts continue).
+        """
+        if self.onset_step is None or "continue" in self.accept:
+            return False
+        return not ("finished" in self.tags and set(self.accept) == {"stop"})
 
     @model_validator(mode="after")
     def _consistent(self) -> Case:

@@ -189,6 +189,8 @@ def label(planned: Planned) -> Case:
     tags = [spec.pattern, spec.format, framework, *planned.tags]
     if not checkpoint_steps(spec):
         tags.append("no_checkpoints")
+    if bool(spec.options.get("finished", PATTERNS[spec.pattern].finished)):
+        tags.append("finished")
     return Case(
         name=planned.name, run=spec, accept=list(answer.accept), preferred=answer.preferred,
         rollback_window=answer.rollback_window, onset_step=answer.onset_step, healthy=answer.healthy,
