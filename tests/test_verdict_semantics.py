@@ -542,10 +542,3 @@ def test_an_eval_too_noisy_to_show_the_training_gain_is_never_called_not_transfe
     assert "eval_not_transferring" not in {f.kind for f in diagnose(run).findings}
     assert verdict(run).decision == "continue"
 
-
-def test_at_a_cliff_the_best_point_is_the_last_step_before_it_not_half_a_stretch_earlier(tmp_path):
-    reward = np.where(STEPS < 200, 0.22 + 0.38 * np.minimum(STEPS, 150) / 150, 0.22 + 0.2 * (STEPS - 200) / 100)
-    run = make_run(tmp_path, reward=reward + ar1(85, N, 0.3, 0.02), checkpoints=(100, 150, 190, 250))
-    d = diagnose(run)
-    assert 190 <= d.best_checkpoint.best_step < 200
-    assert verdict(run).rollback_checkpoint == "checkpoint-190"

@@ -107,29 +107,6 @@ class _Curve:
     ends: np.ndarray | None = None  # last step each level covers (stretch means), when not the step itself
 
 
-def _held_until(series: robust.Series, step: int, level: float, breakage_step: int | None) -> int:
-    """The last logged step up to which the raw curve still holds `level`, walking on from the stretch at `step`.
-
-    A stretch mean is centred half a stretch before the end of what it covers: at a cliff (a resume that loaded
-    the wrong weights, a reward service that went down) the model was as good up to the last step before the drop.
-    The walk goes on while the median of the next few raw points stays within one noise unit of the level, and
-    never into a broken stretch.
-    """
-    k = max(3, robust.stretch_width(series.n) // 3)
-    tolerance = max(series.noise, robust.noise_floor(series.values))
-    start = int(np.searchsorted(series.steps, step))
-    held, j = step, start + 1
-    while j <= series.n - k and (breakage_step is None or series.steps[j] < breakage_step):
-        if float(np.median(series.values[j:j + k])) < level - tolerance:
-            # The next few fell; the first of them still counts when it holds and a cliff follows right after it.
-            cliff = float(np.median(series.values[j + 1:j + 1 + k])) if j + 1 < series.n else math.inf
-            if series.values[j] >= level - tolerance and cliff < level - 3 * tolerance:
-                held = int(series.steps[j])
-            break
-        held, j = int(series.steps[j]), j + 1
-    return held
-
-
 def _reward_curve(series: robust.Series) -> _Curve | None:
     n = series.n
     width = robust.stretch_width(n)
@@ -201,7 +178,7 @@ def best_checkpoint(
         return BestCheckpoint(
             basis="none", breakage_step=breakage_step, breakage=breakage, save_steps=ctx.facts.save_steps,
             reason="the run never had a learning signal, so no step is better than the model it started from")
-    curve, basis, metric, reading = None, "none", None, None
+    curve, basis, metric = None, "none", None
     eval_metric = _falling_eval(evaluation)
     eval_curve = _eval_curve(ctx, evaluation, eval_metric) if eval_metric is not None else None
     overruled = None
@@ -234,8 +211,6 @@ def best_checkpoint(
     best_level = float(curve.levels[top])
     newest = int(np.flatnonzero(eligible & (curve.levels >= best_level - curve.band))[-1])
     best_step = int(curve.steps[newest])
-    if curve.smoothed and reading is not None:
-        best_step = _held_until(reading.series, best_step, float(curve.levels[newest]), breakage_step)
     sign = -1.0 if basis == "eval" and eval_metric in LOWER_IS_BETTER else 1.0
     decline = (best_level - curve.now) / math.hypot(curve.level_error, curve.now_error)
     # Behind us: the curve's own decline finding says so (the eval's, or the reward's), or a breakage does.
