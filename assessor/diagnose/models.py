@@ -358,6 +358,9 @@ class BestCheckpoint(_Model):
     best_level_step: int | None = None
     now_level: float | None = Field(None, description="The level over the latest stretch.")
     band: float | None = Field(None, description="\"Within noise\": the standard error of a level.")
+    band_kind: Literal["standard_error", "sampling_error", "eval_noise"] | None = Field(
+        None, description="What `band` is: the standard error of a stretch mean (reward), the sampling error of one "
+        "evaluation of a pass rate, or the eval-to-eval noise.")
     smoothed: bool = Field(False, description="Levels are stretch means (reward), not single evaluations.")
     behind: bool = Field(False, description="Now is worse than the best point by more than noise.")
     decline_t: float | None = Field(None, description="(best level - now) in standard errors of the difference.")

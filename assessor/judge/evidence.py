@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
+from assessor.diagnose.robust import MAX_SPIKES
 from assessor.ingest.aliases import CANONICAL
 from assessor.judge.base import JudgeRequest
 from assessor.judge.untrusted import Scrubber, cut, label, neutralise, one_line
@@ -182,20 +183,38 @@ def findings_values(findings: Sequence[Finding], scrub: Scrubber) -> dict[str, A
     }
 
 
-def _signal_row(key: str, s: SignalSummary, scrub: Scrubber, confirmed: list[Spike] | None = None) -> dict[str, Any]:
-    """One table row; `confirmed`: the instability section's spikes of this signal, so both count them alike."""
+def spike_values(spikes: Sequence[Spike]) -> dict[str, Any]:
+    """A signal's spikes as every place on the sheet counts them: total, one-step, lasting, and the largest."""
+    big = max(spikes, key=lambda p: abs(p.size_noise))
+    one_step = sum(1 for p in spikes if p.kind == "outlier")
+    return {"count": len(spikes), "at_least": len(spikes) >= MAX_SPIKES, "one_step": one_step,
+            "lasting": len(spikes) - one_step, "value": big.value, "step": big.step, "level": big.level,
+            "dip": big.value < big.level}
+
+
+def _signal_row(
+    key: str, s: SignalSummary, scrub: Scrubber, confirmed: list[Spike] | None = None,
+    noise: float | None = None,
+) -> dict[str, Any]:
+    """One table row.
+
+    `confirmed`: the instability section's spikes of this signal, so both count them alike; `noise`: the noise the
+    findings measure this signal against, when it is not the summary's (held-out series: the eval-to-eval noise).
+    """
     schedule = key in SCHEDULE_SIGNALS
+    noise = s.noise if noise is None else noise
+    trend_noise = s.trend_change_noise if noise == s.noise else s.trend_change / noise if noise > 0 else None
     spikes = confirmed if confirmed is not None else s.spikes
     jumps = [] if schedule else [
         c for c in s.discontinuities
         if min(abs(c.before), abs(c.after)) > max(s.noise, 1e-12)  # a ratio only from a non-zero base
     ]
-    spike = max(spikes, key=lambda p: p.size_noise) if spikes and not schedule else None
     return {
-        "name": scrub.label(key), "points": s.points, "start": s.start, "peak": s.peak, "peak_step": s.peak_step,
+        "key": key, "name": scrub.label(key), "points": s.points, "start": s.start, "peak": s.peak,
+        "peak_step": s.peak_step,
         "trough": s.trough, "trough_step": s.trough_step, "now": s.now, "now_step": s.last_step, "trend": s.trend,
-        "trend_noise": None if schedule else _finite(s.trend_change_noise), "trend_since": s.trend_window_start,
-        "noise": None if schedule else s.noise,
+        "trend_noise": None if schedule else _finite(trend_noise), "trend_since": s.trend_window_start,
+        "noise": None if schedule else noise,
         "slowing": bool(s.slowing) and s.trend != "flat" and not schedule,
         "plateau_start": None if schedule else s.plateau_start,
         "shifts": [] if schedule else [{"step": c.step, "direction": c.direction, "before": c.before,
@@ -203,9 +222,7 @@ def _signal_row(key: str, s: SignalSummary, scrub: Scrubber, confirmed: list[Spi
         "more_shifts": 0 if schedule else max(0, len(s.change_points) - MAX_CHANGE_POINTS),
         "jumps": [{"step": c.step, "ratio": c.ratio} for c in jumps[:MAX_DISCONTINUITIES]],
         "more_jumps": max(0, len(jumps) - MAX_DISCONTINUITIES),
-        "spikes": None if spike is None else {
-            "count": len(spikes), "one_step": sum(1 for p in spikes if p.kind == "outlier"),
-            "value": spike.value, "step": spike.step, "level": spike.level},
+        "spikes": spike_values(spikes) if spikes and not schedule else None,
     }
 
 
@@ -214,8 +231,9 @@ def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
     keys = [k for k in KEY_SIGNALS if k in d.signals]
     keys += sorted(k for k in d.signals if k.startswith("eval/"))[:MAX_EVAL_SIGNALS]
     rows = []
+    eval_noise = {c.metric: c.noise for c in d.eval.curves}
     for key in keys:
-        row = _signal_row(key, d.signals[key], scrub, d.instability.spikes.get(key))
+        row = _signal_row(key, d.signals[key], scrub, d.instability.spikes.get(key), eval_noise.get(key))
         r, e = d.reward, d.eval
         if key == r.metric and r.peak is not None and r.peak_step is not None:
             row.update(peak=r.peak, peak_step=r.peak_step, start=r.start if r.start is not None else row["start"],
@@ -320,25 +338,37 @@ def instability_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
     """Spikes per signal (the largest first) and NaN/inf steps."""
     inst = d.instability
     items = sorted(inst.spikes.items(), key=lambda kv: -max((p.size_noise for p in kv[1]), default=0.0))
-    spikes = []
-    for metric, found in items[:MAX_INSTABILITY_SIGNALS]:
-        if found:
-            big = max(found, key=lambda p: p.size_noise)
-            one_step = sum(1 for p in found if p.kind == "outlier")
-            spikes.append({"metric": scrub.label(metric), "count": len(found), "one_step": one_step,
-                           "lasting": len(found) - one_step, "value": big.value, "step": big.step,
-                           "level": big.level})
+    spikes = [{"metric": scrub.label(metric), **spike_values(found)}
+              for metric, found in items[:MAX_INSTABILITY_SIGNALS] if found]
     nonfinite = [{"metric": scrub.label(m), "count": len(steps), "first": steps[0], "last": steps[-1]}
                  for m, steps in list(inst.nonfinite_steps.items())[:MAX_INSTABILITY_SIGNALS] if steps]
     return {"spikes": spikes, "nonfinite": nonfinite}
 
 
-def best_values(d: Diagnostics, checkpoints: Sequence[Checkpoint], scrub: Scrubber) -> dict[str, Any]:
-    """The best point (one step, one value) and the checkpoint steps on disk, as ranges."""
+def _same(a: float | None, b: float | None) -> bool:
+    return a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def best_values(
+    d: Diagnostics, checkpoints: Sequence[Checkpoint], scrub: Scrubber, rows: Sequence[dict[str, Any]] = (),
+) -> dict[str, Any]:
+    """The best point (one step, one value) and the checkpoint steps on disk, as ranges.
+
+    The level the best point was measured against is the table's peak when it is one (said in words, not
+    repeated); before a breakage it is the highest level before it, named so. "Now" is the table's; only the
+    held-out reading's own "now" (the mean of the last two evaluations) is given, under that name.
+    """
     b = d.best_checkpoint
+    row = next((r for r in rows if r["key"] == b.metric), None)
+    summary = d.signals.get(b.metric) if b.metric else None
+    peak, peak_step = (row["peak"], row["peak_step"]) if row else (
+        (summary.peak, summary.peak_step) if summary else (None, None))
     return {
-        "basis": b.basis, "step": b.best_step, "value": b.level, "metric": b.metric, "smoothed": b.smoothed,
-        "best_level": b.best_level, "best_level_step": b.best_level_step, "band": b.band, "now": b.now_level,
+        "basis": b.basis, "step": b.best_step, "value": b.level, "metric": scrub.label(b.metric) if b.metric else None,
+        "smoothed": b.smoothed, "best_level": b.best_level, "best_level_step": b.best_level_step,
+        "at_peak": _same(b.best_level, peak) and b.best_level_step == peak_step, "in_table": row is not None,
+        "band": b.band, "band_kind": (b.band_kind or "").replace("_", " ") or None,
+        "now": b.now_level, "now_is_table": row is not None and _same(b.now_level, row["now"]),
         "behind": b.behind, "breakage_step": b.breakage_step, "breakage": b.breakage,
         "expected_checkpoint_step": b.expected_checkpoint_step, "save_steps": b.save_steps,
         "checkpoint_step": b.checkpoint_step, "reason": scrub(b.reason),
@@ -393,17 +423,19 @@ def summary_values(request: JudgeRequest) -> dict[str, Any]:
     d = request.diagnostics
     checkpoints = sorted(request.run.checkpoints, key=lambda c: c.step)
     scrub = scrubber(request)
+    rows = signal_rows(d, scrub)
     return {
         "run": run_values(d, request.run, scrub),
         "findings": findings_values(d.findings, scrub),
-        "signals": signal_rows(d, scrub),
+        "signals": rows,
+        "max_spikes": MAX_SPIKES,
         "reward": reward_values(d, scrub),
         "kl": kl_values(d, request.run, scrub),
         "learning": learning_values(d, scrub),
         "generation": generation_values(d, scrub),
         "eval": eval_values(d, scrub),
         "instability": instability_values(d, scrub),
-        "best": best_values(d, checkpoints, scrub),
+        "best": best_values(d, checkpoints, scrub, rows),
         "gpu": gpu_values(d),
         "absent": [scrub(a) for a in d.absent[:MAX_ABSENT]],
     }
