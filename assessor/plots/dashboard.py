@@ -12,6 +12,7 @@ green line on every panel.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 
@@ -19,6 +20,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from assessor.diagnose import robust
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
 from assessor.diagnose.models import Diagnostics, SignalSummary, Stretch
 from assessor.plots import style
@@ -47,9 +49,32 @@ def _shows(data: FigureData, metric: str) -> bool:
     return data.has(metric) and bool(np.any(data.curve(metric).values != 0))
 
 
+MAX_LEVEL_POINTS = 2000  # stretch means drawn for the reward's bold line (a long run's are evenly thinned)
+
+
+def sheet_levels(curve: Curve) -> Curve:
+    """The reward's bold line as the evidence sheet reads it: means over stretches of a tenth of the run.
+
+    The sheet's start, peak and now for the reward are these stretch means (`diagnose.signals.describe`), so the
+    line starts at the sheet's start, tops out at its peak and ends at its now; a different smoother would draw
+    other numbers for the same quantities.
+    """
+    n = len(curve.values)
+    if n < 6:
+        return curve
+    width = robust.stretch_width(n)
+    means = robust.window_means(curve.values, width)
+    centres = curve.steps[width // 2: width // 2 + len(means)]
+    if len(means) > MAX_LEVEL_POINTS:
+        keep = np.unique(np.linspace(0, len(means) - 1, MAX_LEVEL_POINTS).round().astype(int))
+        keep = np.union1d(keep, [int(np.argmax(means)), int(np.argmin(means))])  # the peak stays drawn
+        means, centres = means[keep], centres[keep]
+    return dataclasses.replace(curve, smooth_steps=centres, smooth_values=means)
+
+
 def _reward_panel(ax: Axes, data: FigureData) -> None:
     """Reward mean with its spread band, held-out eval, peak, checkpoints on disk."""
-    mean = data.curve("reward_mean")
+    mean = sheet_levels(data.curve("reward_mean"))
     ax.set_title("Reward (train mean)", loc="left")
     band_label = None
     lo_hi: tuple[np.ndarray, np.ndarray] | None = None
@@ -70,7 +95,7 @@ def _reward_panel(ax: Axes, data: FigureData) -> None:
                         linewidth=0, label=band_label, zorder=1)
         for edge in lo_hi:
             ax.plot(mean.smooth_steps, edge, color=COLORS["reward_band"], linewidth=0.8, alpha=0.7, zorder=1)
-    plot_curve(ax, mean, COLORS["reward"], label="reward (smoothed)", linewidth=2.4)
+    plot_curve(ax, mean, COLORS["reward"], label="reward (stretch means, as on the sheet)", linewidth=2.4)
     if lo_hi is not None:  # the band must not dictate the scale: keep the mean readable
         span = np.concatenate([mean.draw_values, mean.smooth_values])
         pad = 0.25 * (float(span.max() - span.min()) or 1.0)
@@ -94,13 +119,15 @@ def _reward_panel(ax: Axes, data: FigureData) -> None:
 
 
 def _draw_stretches(ax: Axes, peak: Stretch | None, latest: Stretch | None) -> None:
-    """The two stretch means a decline is read from, as the evidence sheet prints them (not the smoothed line)."""
-    for stretch, name in ((peak, "peak stretch"), (latest, "latest stretch")):
+    """The two stretches the decline test compared, named by their steps as the finding names them.
+
+    Their means are drawn, not written: the sheet's peak and now are the star and the line's ends.
+    """
+    for stretch, name in ((peak, "decline test: best"), (latest, "vs latest")):
         if stretch is None:
             continue
         ax.hlines(stretch.mean, stretch.first_step, stretch.last_step, colors=COLORS["peak"], linewidth=3.0,
-                  alpha=0.8, zorder=6, label=f"{name} mean {fmt_num(stretch.mean)} "
-                  f"(steps {stretch.first_step}–{stretch.last_step})")
+                  alpha=0.8, zorder=6, label=f"{name} steps {stretch.first_step}–{stretch.last_step}")
 
 
 def _band_moves(lo: np.ndarray, hi: np.ndarray) -> bool:
