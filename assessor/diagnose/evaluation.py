@@ -113,7 +113,6 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
         return out  # identical at every evaluation: no peak to read (see `_curve`)
     noise = decline_noise(metric, values, score)
     recent = float(np.mean(score[-2:]))  # two evaluations, so one unlucky one does not call a decline
-    out.recent = float(np.mean(values[-2:]))
     # The best of many noisy evaluations is a lucky one: its level is read with its neighbours, so a single
     # high draw among twenty evaluations does not pass for a peak the model has since fallen from.
     around_peak = score[max(0, peak_index - 1):peak_index + 2]

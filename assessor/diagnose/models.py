@@ -273,8 +273,6 @@ class EvalDiagnosis(_Model):
     peak: float | None = None
     now: float | None = Field(None, description="The latest evaluation.")
     now_step: int | None = None
-    recent: float | None = Field(
-        None, description="Mean of the last two evaluations: the level declines and the best point read 'now' from.")
     decline_from_peak_noise: float | None = None
     diverging_from_train: bool = Field(False, description="Train reward up while eval goes down.")
     curves: list[EvalCurve] = Field(default_factory=list, description="Every held-out series, the primary first.")

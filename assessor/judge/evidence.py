@@ -12,7 +12,8 @@ and computes what those templates print: plain dicts and lists of numbers, steps
 * **Untrusted text stays out.** Run-supplied text (run name, paths, samples, and the labels the run chose) goes
   only into `data_values`, which the user template puts inside the fenced data block. On the sheet a run-chosen
   label is a reference (`[run label 3]`, listed in the block) and sentences pass through the same `Scrubber`;
-  only our own names (`KNOWN_NAMES`: canonical metrics, frameworks, algorithms) are written as they are.
+  only our own names (`KNOWN_NAMES`: canonical metrics, frameworks, algorithms) and plain names made of metric
+  words (`untrusted.plain`: `reward_component/format_mean`, a model id) are written as they are.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, Quadr
 from assessor.diagnose.robust import MAX_SPIKES
 from assessor.ingest.aliases import CANONICAL
 from assessor.judge.base import JudgeRequest
-from assessor.judge.untrusted import Scrubber, cut, label, neutralise, one_line
+from assessor.judge.untrusted import Scrubber, cut, label, neutralise, one_line, plain
 from assessor.run import Checkpoint, Run, Sample
 
 FRAMEWORKS = ("trl", "hf", "verl", "openrlhf", "nemo_rl", "reasoning_from_scratch")
@@ -329,8 +330,11 @@ def eval_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any] | None:
     e = d.eval
     if e.metric is None or e.points == 0:
         return None
+    # The mean of the last two evaluations (what declines and the best point read "now" from) is the primary
+    # curve's `now`.
+    primary = next((c for c in e.curves if c.metric == f"eval/{e.metric.removeprefix('eval/')}"), None)
     return {"metric": scrub.label(e.metric), "points": e.points, "peak": e.peak, "peak_step": e.peak_step,
-            "now": e.now, "now_step": e.now_step, "recent": e.recent,
+            "now": e.now, "now_step": e.now_step, "recent": primary.now if primary is not None else None,
             "decline_noise": _finite(e.decline_from_peak_noise), "diverging": e.diverging_from_train}
 
 
@@ -415,7 +419,10 @@ def scrubber(request: JudgeRequest) -> Scrubber:
     labels += [*d.instability.spikes, *d.instability.nonfinite_steps]
     labels += [x for x in (d.run.algorithm, facts.algorithm, d.run.framework, facts.framework, facts.model,
                            facts.loss_type) if x]
-    return Scrubber(sorted(run.checkpoints, key=lambda c: c.step), labels, known_names())
+    # Plain names (`reward_component/format_mean`, the model id) are written as they are; any other label the
+    # run chose is a reference to the fenced block.
+    return Scrubber(sorted(run.checkpoints, key=lambda c: c.step), labels,
+                    known_names() | {x for x in labels if plain(x)})
 
 
 def summary_values(request: JudgeRequest) -> dict[str, Any]:

@@ -360,6 +360,8 @@ def build_prompt(request: JudgeRequest, *, token: str | None = None) -> Prompt:
     fence_open, fence_close = fence_lines(token)
     images = _images(request.plots)
     data = evidence.data_values(request, token)
+    # Only the labels the sheet refers to are listed: a reference nobody uses is one more thing to look up.
+    data["labels"] = [(ref, text) for ref, text in data["labels"] if ref in summary]
     user = render(USER_TEMPLATE, {
         "summary": summary, "figures": [p.stem for p in images], "token": token, "fence_open": fence_open,
         "fence_close": fence_close, "data": {**data, "per_point": evidence.SAMPLES_PER_POINT},
