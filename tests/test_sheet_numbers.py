@@ -240,3 +240,28 @@ def test_no_peak_below_the_start_or_now(name):
     for signal, row in read(name).rows.items():
         assert row.peak >= row.start - 1e-12 and row.peak >= row.now - 1e-12, (signal, row)
         assert row.trough <= min(row.start, row.now) + 1e-12, (signal, row)
+
+
+# --- the other complaints of the third blind read, on the runs where the readers met them
+
+
+def test_a_sequence_summed_entropy_is_not_held_against_the_per_token_ceiling():
+    text = user_text("ppo-qwen25-05b-emoji-rmb-chiswsz")
+    line = next(x for x in text.splitlines() if x.startswith("- entropy:"))
+    assert "summed over the sequence" in line and "uniform-noise ceiling ln(vocab)" not in line
+
+
+def test_zero_gradient_norms_are_not_read_as_no_update_when_the_policy_moved():
+    finding = next(x for x in user_text("trl-grpo-q7b-rho1.0-s43").splitlines() if "mostly_zero_gradient" in x)
+    assert "the weights did change" in finding and "changed nothing" not in finding
+
+
+def test_eval_declines_are_never_quoted_as_dozens_of_noise_units():
+    for name in REAL_RUN_NAMES:
+        assert not re.search(r"\d{2,}\.\dx its eval-to-eval noise", user_text(name)), name
+
+
+def test_plain_metric_names_are_written_out_on_every_real_run_sheet():
+    for name in REAL_RUN_NAMES:
+        sheet = user_text(name).split("# Data from the run")[0]
+        assert "[run label" not in sheet, name

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from assessor.diagnose.entropy import above_uniform
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
 from assessor.diagnose.robust import MAX_SPIKES
 from assessor.ingest.aliases import CANONICAL
@@ -317,7 +318,8 @@ def generation_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
             "start": ln.start, "now": ln.now, "trend": ln.trend, "cap": ln.cap, "at_cap": ln.at_cap_fraction,
             "truncated_now": ln.clipped_ratio_now, "reward_correlation": ln.length_reward_correlation},
         "entropy": None if en.pattern == "absent" else {
-            "pattern": en.pattern.replace("_", " "), "start": en.start, "now": en.now, "ln_vocab": en.ln_vocab},
+            "pattern": en.pattern.replace("_", " "), "start": en.start, "now": en.now, "ln_vocab": en.ln_vocab,
+            "summed": above_uniform(en.start, en.now, en.ln_vocab)},
         "clipping": None if cl.level_now is None and not cl.exactly_zero else {
             "now": cl.level_now, "low": cl.low_now, "high": cl.high_now, "trend": cl.trend,
             "exactly_zero": cl.exactly_zero},

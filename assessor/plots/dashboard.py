@@ -21,6 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from assessor.diagnose import robust
+from assessor.diagnose.entropy import above_uniform
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
 from assessor.diagnose.models import Diagnostics, SignalSummary, Stretch
 from assessor.plots import style
@@ -299,14 +300,18 @@ def _entropy_panel(ax: Axes, data: FigureData) -> None:
     ln_vocab = data.diag.entropy.ln_vocab
     if ln_vocab is None and data.run.facts.vocab_size:
         ln_vocab = math.log(data.run.facts.vocab_size)
-    if ln_vocab is not None and not curve.empty:
+    summary = data.summary("entropy")
+    summed = summary is not None and above_uniform(summary.start, summary.now, ln_vocab)
+    if summed:  # a sequence sum (TRL PPO): the per-token ceiling is no line for it
+        ax.set_title("Entropy, summed over the sequence", loc="left")
+    elif ln_vocab is not None and not curve.empty:
         if float(np.max(curve.values)) >= 0.25 * ln_vocab:
             ax.axhline(ln_vocab, color=COLORS["ln_vocab"], linestyle="--", linewidth=1.2,
                        label=f"ln(vocab) = {ln_vocab:.2f} (uniform noise)")
         else:  # drawing it would flatten the curve; say where it is instead
             ax.set_title(f"Token entropy  (ln vocab = {ln_vocab:.1f}, far above)", loc="left")
     annotate_signal(ax, data, "entropy")
-    ax.set_ylabel("nats / token")
+    ax.set_ylabel("nats / sequence" if summed else "nats / token")
     legend_above(ax, ncol=1)
 
 
