@@ -59,6 +59,10 @@ KEY_SIGNALS: tuple[str, ...] = (
     "value_explained_var", "grad_norm", "lr", "pref_margin", "pref_accuracy", "pref_reward_chosen",
     "pref_reward_rejected", "logps_chosen", "num_gen_batches", "dynamic_filtering_pass_rate", "train_infer_mismatch",
 )
+# Findings the sheet states elsewhere in the same words (the "Not visible" list).
+RESTATED_FINDINGS = frozenset({"kl_not_measured"})
+# Held-out series that time the eval loop rather than measure the model.
+EVAL_LOOP_WORDS = ("runtime", "second")
 # Schedules, not measurements: their jumps and noise units mean nothing.
 SCHEDULE_SIGNALS = frozenset({"lr"})
 
@@ -173,6 +177,8 @@ def _steps_text(steps: Sequence[int], limit: int = 4) -> str:
 
 def findings_values(findings: Sequence[Finding], scrub: Scrubber) -> dict[str, Any]:
     """The most severe findings (at most `MAX_FINDINGS`), and how many of each severity were left out."""
+    # "KL is not measured" is said once, with its reason, in the "Not visible" list.
+    findings = [f for f in findings if f.kind not in RESTATED_FINDINGS]
     ordered = sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], f.steps[0] if f.steps else 0))
     shown = ordered[:MAX_FINDINGS]
     rest = ordered[len(shown):]
@@ -228,14 +234,37 @@ def _signal_row(
     }
 
 
-def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
-    """The key signals, then a few held-out ones; reward and eval rows agree with their diagnosis records."""
-    keys = [k for k in KEY_SIGNALS if k in d.signals]
-    keys += sorted(k for k in d.signals if k.startswith("eval/"))[:MAX_EVAL_SIGNALS]
-    rows = []
-    eval_noise = {c.metric: c.noise for c in d.eval.curves}
+def _eval_keys(d: Diagnostics) -> list[str]:
+    """Held-out rows: the series the eval diagnosis read first, then the others, at most `MAX_EVAL_SIGNALS`.
+
+    One row per series (the same numbers logged under two names are shown once); settings and timings of the
+    eval loop (a constant, its wall time) are left out.
+    """
+    read = [c.metric for c in d.eval.curves]
+    keys = sorted((k for k in d.signals if k.startswith("eval/")), key=lambda k: (k not in read, k))
+    out: list[str] = []
+    seen: set[tuple[object, ...]] = set()
     for key in keys:
-        row = _signal_row(key, d.signals[key], scrub, d.instability.spikes.get(key), eval_noise.get(key))
+        s = d.signals[key]
+        if key not in read and (s.peak == s.trough or any(w in key for w in EVAL_LOOP_WORDS)):
+            continue
+        fingerprint = (s.points, s.first_step, s.last_step, s.start, s.peak, s.peak_step, s.trough, s.now)
+        if fingerprint not in seen:
+            seen.add(fingerprint)
+            out.append(key)
+    return out[:MAX_EVAL_SIGNALS]
+
+
+def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
+    """The key signals, then a few held-out ones; reward and eval rows agree with their diagnosis records.
+
+    The held-out quality series the eval diagnosis read give the eval-to-eval noise its findings measure against.
+    """
+    keys = [k for k in KEY_SIGNALS if k in d.signals] + _eval_keys(d)
+    rows = []
+    noise_of = {c.metric: c.noise for c in d.eval.curves}
+    for key in keys:
+        row = _signal_row(key, d.signals[key], scrub, d.instability.spikes.get(key), noise_of.get(key))
         r, e = d.reward, d.eval
         if key == r.metric and r.peak is not None and r.peak_step is not None:
             row.update(peak=r.peak, peak_step=r.peak_step, start=r.start if r.start is not None else row["start"],
@@ -375,6 +404,10 @@ def best_values(
         "at_peak": _same(b.best_level, peak) and b.best_level_step == peak_step, "in_table": row is not None,
         "band": b.band, "band_kind": (b.band_kind or "").replace("_", " ") or None,
         "now": b.now_level, "now_is_table": row is not None and _same(b.now_level, row["now"]),
+        # "Never beat its start" (the system prompt's base-model rule), decided here rather than left to the reader.
+        "start": row["start"] if row else None,
+        "near_start": row is not None and b.level is not None and b.band is not None
+        and abs(b.level - row["start"]) <= b.band,
         "behind": b.behind, "breakage_step": b.breakage_step, "breakage": b.breakage,
         "expected_checkpoint_step": b.expected_checkpoint_step, "save_steps": b.save_steps,
         "checkpoint_step": b.checkpoint_step, "reason": scrub(b.reason),
@@ -437,7 +470,6 @@ def summary_values(request: JudgeRequest) -> dict[str, Any]:
         "run": run_values(d, request.run, scrub),
         "findings": findings_values(d.findings, scrub),
         "signals": rows,
-        "max_spikes": MAX_SPIKES,
         "reward": reward_values(d, scrub),
         "kl": kl_values(d, request.run, scrub),
         "learning": learning_values(d, scrub),

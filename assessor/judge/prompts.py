@@ -38,6 +38,7 @@ from typing import Any
 import jinja2
 
 from assessor.diagnose.context import num
+from assessor.diagnose.robust import MAX_SPIKES
 from assessor.errors import JudgeError
 from assessor.judge import evidence
 from assessor.judge.base import JudgeRequest
@@ -301,7 +302,7 @@ def system_parts(algorithm: str | None) -> tuple[str, str]:
     Raises:
         JudgeError: a template, the guide or a card is missing.
     """
-    instructions = render(SYSTEM_TEMPLATE, {"skill_guide": _demote(skill_guide().strip())})
+    instructions = render(SYSTEM_TEMPLATE, {"skill_guide": _demote(skill_guide().strip()), "max_spikes": MAX_SPIKES})
     cards = render(CARDS_TEMPLATE, {
         # The system message carries nothing from the run: an algorithm we hold no card for is not named.
         "algorithm": ("not detected" if not algorithm else algorithm.strip().lower()

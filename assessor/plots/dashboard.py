@@ -444,12 +444,12 @@ def dashboard_figure(run: Run, diagnostics: Diagnostics, rollback_step: int | No
             (the figure an LLM judge reads, and any verdict but a rollback).
 
     Returns:
-        A `Figure` of `style.DASHBOARD_PX` pixels at `style.DPI`, not attached to pyplot.
+        A `Figure` of `style.DASHBOARD_PX` pixels at `style.DASHBOARD_DPI`, not attached to pyplot.
     """
     data = FigureData(run, diagnostics)
     rollback = _rollback_label(run, rollback_step) if rollback_step is not None else None
     with rc():
-        fig = style.new_figure(style.DASHBOARD_PX, top=0.91)
+        fig = style.new_figure(style.DASHBOARD_PX, top=0.91, dpi=style.DASHBOARD_DPI)
         rows = _rows(data)
         drawn: list[tuple[Axes, Panel]] = []
         if not rows:
