@@ -59,8 +59,9 @@ KEY_SIGNALS: tuple[str, ...] = (
     "value_explained_var", "grad_norm", "lr", "pref_margin", "pref_accuracy", "pref_reward_chosen",
     "pref_reward_rejected", "logps_chosen", "num_gen_batches", "dynamic_filtering_pass_rate", "train_infer_mismatch",
 )
-# Findings the sheet states elsewhere in the same words (the "Not visible" list).
-RESTATED_FINDINGS = frozenset({"kl_not_measured"})
+# Findings said elsewhere in the prompt: KL's absence with its reason in the "Not visible" list, and that a
+# policy-gradient loss is no progress measure in every card but DPO's (whose runs never get this finding).
+RESTATED_FINDINGS = frozenset({"kl_not_measured", "loss_not_a_progress_signal"})
 # Held-out series that time the eval loop rather than measure the model.
 EVAL_LOOP_WORDS = ("runtime", "second")
 # Schedules, not measurements: their jumps and noise units mean nothing.
@@ -260,7 +261,9 @@ def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
 
     The held-out quality series the eval diagnosis read give the eval-to-eval noise its findings measure against.
     """
-    keys = [k for k in KEY_SIGNALS if k in d.signals] + _eval_keys(d)
+    # A schedule that never changed (a constant learning rate) is a setup fact, not a signal to read.
+    keys = [k for k in KEY_SIGNALS if k in d.signals
+            and not (k in SCHEDULE_SIGNALS and d.signals[k].peak == d.signals[k].trough)] + _eval_keys(d)
     rows = []
     noise_of = {c.metric: c.noise for c in d.eval.curves}
     for key in keys:
