@@ -532,8 +532,10 @@ def test_the_table_counts_spikes_as_the_instability_section_does(tmp_path):
     one_step = sum(1 for p in confirmed if p.kind == "outlier")
     row = next(line for line in summary.splitlines() if line.startswith("| kl |"))
     assert f"{len(confirmed)} spike" in row and f"({one_step} one-step," in row
+    # The instability section does not count them a second time: it points to the table.
     section = summary.split("## Instability")[1].split("##")[0]
-    assert f"{len(confirmed)} spike" in section and f"({one_step} one-step" in section
+    assert "- spikes of kl: counted in the table's notes" in section and "spike (" not in section
+    assert "spikes (" not in section
     # The instability section's reading (spikes re-read against change points) is the one the table shows.
     request.diagnostics.instability.spikes["kl"] = confirmed[:1]
     row = next(line for line in prompts.summarize(request).splitlines() if line.startswith("| kl |"))

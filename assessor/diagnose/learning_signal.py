@@ -308,10 +308,9 @@ def _partial_signal_findings(
     if grad is not None and grad >= 0.5 and not no_signal_found:
         if moved:
             # The share is a fact; what it means is not, when the policy visibly changed on such steps.
-            text = (f"grad norm is logged as exactly 0 on {grad:.0%} of logged steps, yet {', '.join(moved)} moved "
-                    "to a new level on such a step: the weights did change, so the logged zeros are likely not the "
-                    "updates' norm (a skipped or accumulation micro-step); read learning from reward spread and "
-                    "zero-spread groups instead")
+            text = (f"grad norm is logged as exactly 0 on {grad:.0%} of logged steps, yet {', '.join(moved)} shifted "
+                    "on such steps: the weights did change, so these zeros are likely not the updates' norm; read "
+                    "learning from the reward spread instead")
         else:
             text = (f"grad norm is exactly 0 on {grad:.0%} of logged steps: those updates changed nothing (every "
                     "group scored alike, or the step was skipped), so most of the compute teaches nothing")

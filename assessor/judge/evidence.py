@@ -372,11 +372,11 @@ def eval_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any] | None:
             "decline_noise": _finite(e.decline_from_peak_noise), "diverging": e.diverging_from_train}
 
 
-def instability_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
-    """Spikes per signal (the largest first) and NaN/inf steps."""
+def instability_values(d: Diagnostics, scrub: Scrubber, table: Sequence[str] = ()) -> dict[str, Any]:
+    """Spikes per signal (the largest first) and NaN/inf steps; `table`: signals whose spikes the table gives."""
     inst = d.instability
     items = sorted(inst.spikes.items(), key=lambda kv: -max((p.size_noise for p in kv[1]), default=0.0))
-    spikes = [{"metric": scrub.label(metric), **spike_values(found)}
+    spikes = [{"metric": scrub.label(metric), "in_table": metric in table, **spike_values(found)}
               for metric, found in items[:MAX_INSTABILITY_SIGNALS] if found]
     nonfinite = [{"metric": scrub.label(m), "count": len(steps), "first": steps[0], "last": steps[-1]}
                  for m, steps in list(inst.nonfinite_steps.items())[:MAX_INSTABILITY_SIGNALS] if steps]
@@ -473,12 +473,15 @@ def summary_values(request: JudgeRequest) -> dict[str, Any]:
         "run": run_values(d, request.run, scrub),
         "findings": findings_values(d.findings, scrub),
         "signals": rows,
+        # The window most rows' recent trend is measured on, said once in the table's header.
+        "trend_since": max(windows, key=windows.count) if (windows := [
+            r["trend_since"] for r in rows if r["trend_noise"] is not None]) else None,
         "reward": reward_values(d, scrub),
         "kl": kl_values(d, request.run, scrub),
         "learning": learning_values(d, scrub),
         "generation": generation_values(d, scrub),
         "eval": eval_values(d, scrub),
-        "instability": instability_values(d, scrub),
+        "instability": instability_values(d, scrub, [row["key"] for row in rows]),
         "best": best_values(d, checkpoints, scrub, rows),
         "gpu": gpu_values(d),
         "absent": [scrub(a) for a in d.absent[:MAX_ABSENT]],
