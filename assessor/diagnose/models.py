@@ -134,7 +134,7 @@ class RewardDiagnosis(_Model):
     slowing: bool | None = None
     start: float | None = None
     now: float | None = None
-    peak: float | None = None
+    peak: float | None = Field(None, description="The curve's peak as every report quotes it (its signal summary's).")
     peak_step: int | None = None
     drop_from_peak_noise: float | None = None
     plateau_start: int | None = None

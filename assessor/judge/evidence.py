@@ -3,9 +3,11 @@
 Every sentence of the sheet lives in `prompts/summary_*.j2` and `prompts/user_data.j2`; this module only picks
 and computes what those templates print: plain dicts and lists of numbers, steps and labels. Three rules:
 
-* **One number per quantity.** The reward and held-out eval rows of the signals table carry the same start, peak
-  and now as the reward, eval and best-point sections (taken from the diagnosis records), so the judge never
-  meets two values for one thing.
+* **One number per quantity.** Each series' start, peak, trough, now, noise and spike counts are computed once
+  (the signals table; their definitions are the system message's "Reading the evidence sheet", `prompts/
+  system_sheet.j2`) and every other section quotes the same values or refers to them in words. A different
+  quantity gets a different name: the best point's level, the highest level before a breakage, the mean of the
+  last two evaluations. `tests/test_sheet_numbers.py` holds every real run's sheet to this.
 * **Bounded size.** Every list is bounded (the most severe findings, a fixed set of signals, at most six KL/reward
   spans, ...), so a 100,000-step run gives a sheet about as long as a 100-step one. The checkpoint list is the
   exception that stays complete: regular series are compressed into ranges (`100 … 1500 every 100`).
