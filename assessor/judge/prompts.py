@@ -172,7 +172,8 @@ def _signed(value: float | None) -> str:
 def _environment() -> jinja2.Environment:
     """The one jinja2 environment: StrictUndefined, no autoescaping, templates from `PROMPTS_DIR`.
 
-    Filters for the templates: `num` (three significant digits), `pct`, `signed`, `known` (`unknown` for None).
+    Filters for the templates: `num` (three significant digits), `pct`, `signed`, `known` (`unknown` for None);
+    global: `max_spikes` (spikes kept per curve).
     """
     _require_dir(PROMPTS_DIR, "prompts")
     env = jinja2.Environment(
@@ -184,6 +185,7 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters.update(num=num, pct=_pct, signed=_signed, known=_known)
+    env.globals["max_spikes"] = MAX_SPIKES  # a constant of the analysis the sheet's legend states
     return env
 
 
@@ -302,7 +304,7 @@ def system_parts(algorithm: str | None) -> tuple[str, str]:
     Raises:
         JudgeError: a template, the guide or a card is missing.
     """
-    instructions = render(SYSTEM_TEMPLATE, {"skill_guide": _demote(skill_guide().strip()), "max_spikes": MAX_SPIKES})
+    instructions = render(SYSTEM_TEMPLATE, {"skill_guide": _demote(skill_guide().strip())})
     cards = render(CARDS_TEMPLATE, {
         # The system message carries nothing from the run: an algorithm we hold no card for is not named.
         "algorithm": ("not detected" if not algorithm else algorithm.strip().lower()
