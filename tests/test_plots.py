@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from matplotlib.figure import Figure
 from pydantic import BaseModel, ValidationError
 
@@ -15,6 +16,7 @@ from assessor import load_run
 from assessor.diagnose import diagnose
 from assessor.diagnose import models as m
 from assessor.plots import dashboard_figure, gpu_figure, kl_reward_figure, render_plots
+from assessor.plots.dashboard import sheet_levels
 from assessor.plots.style import (
     DASHBOARD_PX,
     GPU_NO_TELEMETRY_PX,
@@ -282,24 +284,40 @@ def test_the_report_dashboard_is_marked_only_after_a_rollback_verdict(tmp_path):
     assert marked.read_bytes() != plain.read_bytes()
 
 
-def test_a_decline_draws_the_stretch_means_the_sheet_prints():
+def test_a_decline_draws_the_stretches_the_sheet_names_and_its_one_peak():
     run = load_run(EXAMPLES / "verl-grpo-gsm8k")
     diagnostics = diagnose(run)
     peak, latest = diagnostics.reward.peak_stretch, diagnostics.reward.latest_stretch
     assert peak is not None and latest is not None
     texts = figure_texts(dashboard_figure(run, diagnostics))
-    assert f"peak stretch mean {fmt_num(peak.mean)} (steps {peak.first_step}–{peak.last_step})" in texts
-    assert f"latest stretch mean {fmt_num(latest.mean)} (steps {latest.first_step}–{latest.last_step})" in texts
-    # the sheet's decline finding quotes the same stretch and the same two levels
+    assert f"decline test: best steps {peak.first_step}–{peak.last_step}" in texts
+    assert f"vs latest steps {latest.first_step}–{latest.last_step}" in texts
+    # the stretches' means are not written as a second peak: the star is the table's peak
+    summary = diagnostics.signals["reward_mean"]
+    assert f"train peak {fmt_num(summary.peak)} @ {summary.peak_step}" in texts
+    assert not any(fmt_num(peak.mean) in t for t in texts if "peak" in t and peak.mean != summary.peak)
+    # the sheet's decline finding names the same stretch and quotes the same peak
     finding = next(f for f in diagnostics.reward.findings if f.kind == "reward_peaked_then_declined")
-    assert f"mean of steps {peak.first_step}–{peak.last_step}" in finding.observation
+    assert f"steps {peak.first_step}–{peak.last_step} averaged" in finding.observation
+    assert f"peaked at {fmt_num(summary.peak)} around step {summary.peak_step}" in finding.observation
+
+
+def test_the_reward_line_is_the_sheets_stretch_means():
+    run = load_run(EXAMPLES / "verl-grpo-gsm8k")
+    summary = diagnose(run).signals["reward_mean"]
+    line = sheet_levels(make_curve(*(np.asarray(a) for a in (run.series("reward_mean").index,
+                                                               run.series("reward_mean").to_numpy()))))
+    assert line.smooth_values[0] == pytest.approx(summary.start) and line.smooth_values[-1] == pytest.approx(
+        summary.now)
+    assert float(line.smooth_values.max()) == pytest.approx(summary.peak)
+    assert int(line.smooth_steps[int(np.argmax(line.smooth_values))]) == summary.peak_step
 
 
 def test_a_rising_run_draws_no_stretch_means():
     run = load_run(EXAMPLES / "trl-grpo-live")
     diagnostics = diagnose(run)
     assert diagnostics.reward.peak_stretch is None
-    assert not any("stretch mean" in t for t in figure_texts(dashboard_figure(run, diagnostics)))
+    assert not any("decline test" in t for t in figure_texts(dashboard_figure(run, diagnostics)))
 
 
 def figure_title(fig: Figure) -> str:

@@ -227,7 +227,8 @@ def best_checkpoint(
     out = BestCheckpoint(
         basis=basis, metric=metric, best_step=best_step, level=sign * float(curve.levels[newest]),
         best_level=sign * best_level, best_level_step=int(curve.steps[top]), now_level=sign * curve.now,
-        band=curve.band, smoothed=curve.smoothed, behind=bool(behind), decline_t=float(decline),
+        band=curve.band, band_kind="standard_error" if basis != "eval" else "sampling_error" if curve.sampling
+        else "eval_noise", smoothed=curve.smoothed, behind=bool(behind), decline_t=float(decline),
         breakage_step=breakage_step, breakage=breakage, breakage_overruled=overruled, save_steps=ctx.facts.save_steps,
         reason=what,
     )

@@ -200,7 +200,7 @@ def _remainder(ctx: Context, names: list[str]) -> Reading | None:
 
 def _label(component: _Component) -> str:
     if component.name == REMAINDER:
-        return "the rest of the reward (reward_mean minus the logged components)"
+        return "the rest of the reward (the total minus the logged components)"
     return component.name
 
 
@@ -239,12 +239,12 @@ def _saturated_while_other_stalls(components: list[_Component]) -> list[Finding]
         other = stalled[0]
         o = other.reading.summary
         best = _fell_from_best(other.reading)
-        recent = float(np.mean(other.reading.series.values[-_stretch(o.points):]))
         severity: Severity = "warning" if other.direction == "falling" or best else "watch"
         kind = "component_saturated_other_stalls"
         if best is not None:
-            fate = (f"has fallen from {num(best[0])} (its best stretch, around step {best[1]}) to {num(recent)} "
-                    f"over the latest steps")
+            # Quoted as the learning-signal section gives this component (stretches of a tenth of the run); the
+            # test's own stretches (a sixth) are not a second peak.
+            fate = f"has fallen from its peak {num(o.peak)} around step {o.peak_step} to {num(o.now)} now"
         elif other.direction == "falling":
             fate = f"has fallen from {num(o.start)} at the start to {num(o.now)}"
         elif other.levelled_off is not None:
@@ -266,11 +266,9 @@ def _saturated_while_other_stalls(components: list[_Component]) -> list[Finding]
 
 
 def _levels(reading: Reading) -> str:
-    """Mean over the first tenth and over the last third: plain means read better than medians of coarse fractions."""
-    values = reading.series.values
-    first, last = values[:max(3, len(values) // 10)], values[-max(3, len(values) // 3):]
-    return (f"mean {num(float(np.mean(first)))} over the first tenth of the run, {num(float(np.mean(last)))} over "
-            f"the last third")
+    """Start and now, the numbers the learning-signal section gives the component."""
+    s = reading.summary
+    return f"start {num(s.start)}, now {num(s.now)}"
 
 
 MIN_TASK_POINTS = 50  # logged steps before a task component can be shown not to move

@@ -69,6 +69,15 @@ def diagnose_entropy(ctx: Context) -> EntropyDiagnosis:
     return EntropyDiagnosis(pattern="stable", start=s.start, now=s.now, ln_vocab=ln_vocab)
 
 
+def above_uniform(start: float | None, now: float | None, ln_vocab: float | None) -> bool:
+    """Whether an entropy curve sits above ln(vocabulary), which no per-token entropy can.
+
+    Then it is summed over the sequence (TRL's PPO `objective/entropy`), and the uniform-noise ceiling, a per-token
+    line, does not apply to it: the sheet and the dashboard leave the comparison out and say why.
+    """
+    return ln_vocab is not None and any(level is not None and level > ln_vocab for level in (start, now))
+
+
 def _blow_up(reading: Reading, ln_vocab: float | None) -> list[Finding]:
     """Entropy jumping far above its start (per-token perplexity up at least tenfold, many noise units)."""
     s = reading.summary

@@ -32,6 +32,20 @@ PLATEAU_EVALS = 5  # evaluations after the bend needed to call an eval plateau
 MAX_BEND_CANDIDATES = 1000
 
 
+def times_noise(ratio: float, noise: float) -> str:
+    """A decline in eval-to-eval noise units, as a sentence says it: past ten the multiple says nothing more.
+
+    The noise has a floor at 1% of the level's scale, so a collapse to 0 reads as "100x": the size is clear from
+    the peak and now quoted beside it.
+
+    >>> times_noise(4.21, 0.0666), times_noise(97.5, 0.00411)
+    ('4.2x its eval-to-eval noise of 0.0666', 'more than ten times its eval-to-eval noise of 0.00411')
+    """
+    if ratio >= 10:
+        return f"more than ten times its eval-to-eval noise of {num(noise)}"
+    return f"{ratio:.1f}x its eval-to-eval noise of {num(noise)}"
+
+
 def eval_score(metric: str, values: np.ndarray) -> np.ndarray:
     """Eval values turned so that higher is better (a held-out loss is negated)."""
     return -values if metric in LOWER_IS_BETTER else values
@@ -99,7 +113,6 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
         return out  # identical at every evaluation: no peak to read (see `_curve`)
     noise = decline_noise(metric, values, score)
     recent = float(np.mean(score[-2:]))  # two evaluations, so one unlucky one does not call a decline
-    out.recent = float(np.mean(values[-2:]))
     # The best of many noisy evaluations is a lucky one: its level is read with its neighbours, so a single
     # high draw among twenty evaluations does not pass for a peak the model has since fallen from.
     around_peak = score[max(0, peak_index - 1):peak_index + 2]
@@ -130,8 +143,8 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
         findings.append(finding(
             "eval", "eval_declining", severity,
             f"{label} peaked at {num(out.peak)} at step {out.peak_step} and is {num(out.now)} at step {out.now_step} "
-            f"({decline:.1f}x its eval-to-eval noise of {num(noise)}, {evals_after_peak} evaluations since the "
-            "peak): the best model is behind us", [peak_step, now_step]))
+            f"({times_noise(decline, noise)}, {evals_after_peak} evaluations since the peak): the best model is "
+            "behind us", [peak_step, now_step]))
         out.diverging_from_train = _train_still_up(ctx, peak_step)
         if out.diverging_from_train:
             findings.append(finding(
@@ -196,7 +209,7 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
         findings.append(finding(
             name, "eval_declining", "warning",
             f"held-out {metric} peaked at {num(curve.peak)} at step {curve.peak_step} and averages {num(curve.now)} "
-            f"over the last two evaluations ({curve.decline_noise:.1f}x its eval-to-eval noise of {num(noise)})",
+            f"over the last two evaluations ({times_noise(curve.decline_noise, noise)})",
             [curve.peak_step, curve.now_step]))
     train_rose = train is not None and train >= TRAIN_ROSE_T
     if constant:

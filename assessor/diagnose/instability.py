@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import ChangePoint, Finding, InstabilityDiagnosis, Severity, Spike
+from assessor.diagnose.robust import MAX_SPIKES
 from assessor.diagnose.signals import first_rise
 from assessor.run import Run
 
@@ -102,9 +103,14 @@ def _spike_findings(metric: str, spikes: list[Spike]) -> list[Finding]:
             f"{first.size_noise:.0f}x noise) and did not come back", [s.step for s in regime]))
     if outliers:
         biggest = max(outliers, key=lambda s: s.size_noise)
+        # Counted as the signals table and the instability section count them (all spikes, then the one-step
+        # ones), so the sheet gives one count; the finding is about the upward one-step ones among them.
+        one_step = sum(1 for s in spikes if s.kind == "outlier")
+        at_least = "at least " if len(spikes) >= MAX_SPIKES else ""
+        counted = f"{at_least}{len(spikes)} spike{'s' if len(spikes) > 1 else ''}"
         out.append(finding(
             metric, "spike_outlier", "watch",
-            f"{len(outliers)} one-step {metric} spike{'s' if len(outliers) > 1 else ''}, the largest "
-            f"{num(biggest.value)} at step {biggest.step} (level {num(biggest.level)}); the next steps recovered",
-            [s.step for s in outliers]))
+            f"{metric}: {counted} ({one_step} one-step, {len(spikes) - one_step} lasting; {len(outliers)} of the "
+            f"one-step ones upward), the largest upward one {num(biggest.value)} at step {biggest.step} (level "
+            f"{num(biggest.level)}); the next steps recovered", [s.step for s in outliers]))
     return out

@@ -64,7 +64,7 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
         findings.append(no_signal)
         out.findings = findings + _partial_signal_findings(reward, out, no_signal_found=True)
         return out
-    findings.extend(_partial_signal_findings(reward, out, no_signal_found=False))
+    findings.extend(_partial_signal_findings(reward, out, no_signal_found=False, moved=_moved_on_zero_gradient(ctx)))
 
     ceiling, floor = _bounds(reward)
     recent_share = no_spread_share[1] if no_spread_share else None
@@ -345,16 +345,46 @@ def _half_shares(flags: np.ndarray) -> tuple[float, float]:
     return float(np.mean(flags[:half])) if half else 0.0, float(np.mean(flags[half:])) if len(flags) else 0.0
 
 
-def _partial_signal_findings(reward: Reading, out: LearningSignalDiagnosis, no_signal_found: bool) -> list[Finding]:
-    """What the shares say short of "no signal at all": gradients mostly zero, a component pinned at its floor."""
+# Instruments that only move when the weights do: a lasting shift of one at a step whose logged gradient norm is 0
+# shows that the 0 is not the update's (a norm logged on a skipped or accumulation micro-step).
+WEIGHT_WITNESSES = ("entropy", "response_length_mean", "kl")
+
+
+def _moved_on_zero_gradient(ctx: Context) -> list[str]:
+    """Instruments with a lasting level shift at a step where grad norm is logged as exactly 0 (`metric at step`)."""
+    grad = ctx.book.get("grad_norm")
+    if grad is None:
+        return []
+    zero_steps = set(grad.series.steps[grad.series.values == 0.0].tolist())
+    moved = []
+    for metric in WEIGHT_WITNESSES:
+        summary = ctx.book.summary(metric)
+        shift = next((cp for cp in summary.change_points if cp.step in zero_steps), None) if summary else None
+        if shift is not None:
+            moved.append(f"{metric} at step {shift.step} ({num(shift.before)}→{num(shift.after)})")
+    return moved
+
+
+def _partial_signal_findings(
+    reward: Reading, out: LearningSignalDiagnosis, no_signal_found: bool, moved: list[str] | None = None,
+) -> list[Finding]:
+    """What the shares say short of "no signal at all": gradients mostly zero, a component pinned at its floor.
+
+    `moved`: instruments that shifted on zero-gradient steps (then the logged zeros cannot all be real).
+    """
     findings = []
     step = reward.summary.first_step
     grad = out.zero_grad_share
     if grad is not None and grad >= 0.5 and not no_signal_found:
-        findings.append(finding(
-            "grad_norm", "mostly_zero_gradient", "warning",
-            f"grad norm is exactly 0 on {grad:.0%} of logged steps: those updates changed nothing (every group "
-            "scored alike, or the step was skipped), so most of the compute teaches nothing", [step]))
+        if moved:
+            # The share is a fact; what it means is not, when the policy visibly changed on such steps.
+            text = (f"grad norm is logged as exactly 0 on {grad:.0%} of logged steps, yet {', '.join(moved)} shifted "
+                    "on such steps: the weights did change, so these zeros are likely not the updates' norm; read "
+                    "learning from the reward spread instead")
+        else:
+            text = (f"grad norm is exactly 0 on {grad:.0%} of logged steps: those updates changed nothing (every "
+                    "group scored alike, or the step was skipped), so most of the compute teaches nothing")
+        findings.append(finding("grad_norm", "mostly_zero_gradient", "warning", text, [step]))
     if not no_signal_found:
         for c in out.constant_components:
             if c.at_floor:

@@ -134,7 +134,7 @@ class RewardDiagnosis(_Model):
     slowing: bool | None = None
     start: float | None = None
     now: float | None = None
-    peak: float | None = None
+    peak: float | None = Field(None, description="The curve's peak as every report quotes it (its signal summary's).")
     peak_step: int | None = None
     drop_from_peak_noise: float | None = None
     plateau_start: int | None = None
@@ -278,8 +278,6 @@ class EvalDiagnosis(_Model):
     peak: float | None = None
     now: float | None = Field(None, description="The latest evaluation.")
     now_step: int | None = None
-    recent: float | None = Field(
-        None, description="Mean of the last two evaluations: the level declines and the best point read 'now' from.")
     decline_from_peak_noise: float | None = None
     diverging_from_train: bool = Field(False, description="Train reward up while eval goes down.")
     curves: list[EvalCurve] = Field(default_factory=list, description="Every held-out series, the primary first.")
@@ -363,6 +361,9 @@ class BestCheckpoint(_Model):
     best_level_step: int | None = None
     now_level: float | None = Field(None, description="The level over the latest stretch.")
     band: float | None = Field(None, description="\"Within noise\": the standard error of a level.")
+    band_kind: Literal["standard_error", "sampling_error", "eval_noise"] | None = Field(
+        None, description="What `band` is: the standard error of a stretch mean (reward), the sampling error of one "
+        "evaluation of a pass rate, or the eval-to-eval noise.")
     smoothed: bool = Field(False, description="Levels are stretch means (reward), not single evaluations.")
     behind: bool = Field(False, description="Now is worse than the best point by more than noise.")
     decline_t: float | None = Field(None, description="(best level - now) in standard errors of the difference.")

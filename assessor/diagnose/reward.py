@@ -97,7 +97,8 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
     # resume that loaded the base weights relearns for hundreds of steps while the checkpoint before it is better).
     if not overlapping and -from_peak.t >= decline_bar(series.n, int(peak_mask.sum())) and (
             s.trend != "rising" or gain_lost >= RISING_YET_MOSTLY_LOST):
-        out.peak, out.peak_step = from_peak.before, peak_step
+        # The peak and now quoted stay the curve's own (stretches of a tenth of the run, as in the signals table):
+        # the decline test's stretches may be wider, and are named by their steps, not given as a second peak.
         latest_steps = series.steps[latest]
         out.peak_stretch = Stretch(first_step=int(peak_steps[0]), last_step=int(peak_steps[-1]), mean=from_peak.before)
         out.latest_stretch = Stretch(first_step=int(latest_steps[0]), last_step=int(latest_steps[-1]),
@@ -114,9 +115,9 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
         again = f"; it is rising again since step {s.trend_window_start}, still far below" if rising else ""
         findings.append(finding(
             metric, "reward_peaked_then_declined", severity,
-            f"{metric} peaked at {num(from_peak.before)} around step {peak_step} (mean of steps "
-            f"{int(peak_steps[0])}–{int(peak_steps[-1])}) and averages {num(from_peak.after)} over the latest "
-            f"{int(latest.sum())} logged steps ({-from_peak.t:.1f} standard errors lower): it has lost {lost}{again}",
+            f"{metric} peaked at {num(s.peak)} around step {s.peak_step} and is {num(s.now)} now; steps "
+            f"{int(peak_steps[0])}–{int(peak_steps[-1])} averaged {-from_peak.t:.1f} standard errors above the latest "
+            f"{int(latest.sum())} logged steps: it has lost {lost}{again}",
             [peak_step]))
     elif s.trend == "rising":
         slowing = " but the rise is slowing (the latest third moves at under half the middle third's rate)" if (

@@ -409,7 +409,11 @@ def _best_split(values: np.ndarray, min_segment: int) -> tuple[int, float] | Non
     return int(k[best]), float(gain[best])
 
 
-def spikes(steps: np.ndarray, values: np.ndarray, noise: float, threshold: float = 6.0, limit: int = 10) -> list[
+MAX_SPIKES = 10  # spikes kept per curve, the largest first: a count of 10 means "at least 10"
+
+
+def spikes(steps: np.ndarray, values: np.ndarray, noise: float, threshold: float = 6.0,
+           limit: int = MAX_SPIKES) -> list[
     tuple[int, float, float, float, str]
 ]:
     """Points far from their neighbours: (step, value, local level, size in noise units, outlier|regime_change)."""

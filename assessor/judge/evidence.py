@@ -3,16 +3,19 @@
 Every sentence of the sheet lives in `prompts/summary_*.j2` and `prompts/user_data.j2`; this module only picks
 and computes what those templates print: plain dicts and lists of numbers, steps and labels. Three rules:
 
-* **One number per quantity.** The reward and held-out eval rows of the signals table carry the same start, peak
-  and now as the reward, eval and best-point sections (taken from the diagnosis records), so the judge never
-  meets two values for one thing.
+* **One number per quantity.** Each series' start, peak, trough, now, noise and spike counts are computed once
+  (the signals table; their definitions are the system message's "Reading the evidence sheet", `prompts/
+  system_sheet.j2`) and every other section quotes the same values or refers to them in words. A different
+  quantity gets a different name: the best point's level, the highest level before a breakage, the mean of the
+  last two evaluations. `tests/test_sheet_numbers.py` holds every real run's sheet to this.
 * **Bounded size.** Every list is bounded (the most severe findings, a fixed set of signals, at most six KL/reward
   spans, ...), so a 100,000-step run gives a sheet about as long as a 100-step one. The checkpoint list is the
   exception that stays complete: regular series are compressed into ranges (`100 … 1500 every 100`).
 * **Untrusted text stays out.** Run-supplied text (run name, paths, samples, and the labels the run chose) goes
   only into `data_values`, which the user template puts inside the fenced data block. On the sheet a run-chosen
   label is a reference (`[run label 3]`, listed in the block) and sentences pass through the same `Scrubber`;
-  only our own names (`KNOWN_NAMES`: canonical metrics, frameworks, algorithms) are written as they are.
+  only our own names (`KNOWN_NAMES`: canonical metrics, frameworks, algorithms) and plain names made of metric
+  words (`untrusted.plain`: `reward_component/format_mean`, a model id) are written as they are.
 """
 
 from __future__ import annotations
@@ -23,10 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from assessor.diagnose.entropy import above_uniform
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
+from assessor.diagnose.robust import MAX_SPIKES
 from assessor.ingest.aliases import CANONICAL
 from assessor.judge.base import JudgeRequest
-from assessor.judge.untrusted import Scrubber, cut, label, neutralise, one_line
+from assessor.judge.untrusted import Scrubber, cut, label, neutralise, one_line, plain
 from assessor.run import Checkpoint, Run, Sample
 
 FRAMEWORKS = ("trl", "hf", "verl", "openrlhf", "nemo_rl", "reasoning_from_scratch")
@@ -56,6 +61,11 @@ KEY_SIGNALS: tuple[str, ...] = (
     "value_explained_var", "grad_norm", "lr", "pref_margin", "pref_accuracy", "pref_reward_chosen",
     "pref_reward_rejected", "logps_chosen", "num_gen_batches", "dynamic_filtering_pass_rate", "train_infer_mismatch",
 )
+# Findings said elsewhere in the prompt: KL's absence with its reason in the "Not visible" list, and that a
+# policy-gradient loss is no progress measure in every card but DPO's (whose runs never get this finding).
+RESTATED_FINDINGS = frozenset({"kl_not_measured", "loss_not_a_progress_signal"})
+# Held-out series that time the eval loop rather than measure the model.
+EVAL_LOOP_WORDS = ("runtime", "second")
 # Schedules, not measurements: their jumps and noise units mean nothing.
 SCHEDULE_SIGNALS = frozenset({"lr"})
 
@@ -170,6 +180,8 @@ def _steps_text(steps: Sequence[int], limit: int = 4) -> str:
 
 def findings_values(findings: Sequence[Finding], scrub: Scrubber) -> dict[str, Any]:
     """The most severe findings (at most `MAX_FINDINGS`), and how many of each severity were left out."""
+    # "KL is not measured" is said once, with its reason, in the "Not visible" list.
+    findings = [f for f in findings if f.kind not in RESTATED_FINDINGS]
     ordered = sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], f.steps[0] if f.steps else 0))
     shown = ordered[:MAX_FINDINGS]
     rest = ordered[len(shown):]
@@ -182,20 +194,38 @@ def findings_values(findings: Sequence[Finding], scrub: Scrubber) -> dict[str, A
     }
 
 
-def _signal_row(key: str, s: SignalSummary, scrub: Scrubber, confirmed: list[Spike] | None = None) -> dict[str, Any]:
-    """One table row; `confirmed`: the instability section's spikes of this signal, so both count them alike."""
+def spike_values(spikes: Sequence[Spike]) -> dict[str, Any]:
+    """A signal's spikes as every place on the sheet counts them: total, one-step, lasting, and the largest."""
+    big = max(spikes, key=lambda p: abs(p.size_noise))
+    one_step = sum(1 for p in spikes if p.kind == "outlier")
+    return {"count": len(spikes), "at_least": len(spikes) >= MAX_SPIKES, "one_step": one_step,
+            "lasting": len(spikes) - one_step, "value": big.value, "step": big.step, "level": big.level,
+            "dip": big.value < big.level}
+
+
+def _signal_row(
+    key: str, s: SignalSummary, scrub: Scrubber, confirmed: list[Spike] | None = None,
+    noise: float | None = None,
+) -> dict[str, Any]:
+    """One table row.
+
+    `confirmed`: the instability section's spikes of this signal, so both count them alike; `noise`: the noise the
+    findings measure this signal against, when it is not the summary's (held-out series: the eval-to-eval noise).
+    """
     schedule = key in SCHEDULE_SIGNALS
+    noise = s.noise if noise is None else noise
+    trend_noise = s.trend_change_noise if noise == s.noise else s.trend_change / noise if noise > 0 else None
     spikes = confirmed if confirmed is not None else s.spikes
     jumps = [] if schedule else [
         c for c in s.discontinuities
         if min(abs(c.before), abs(c.after)) > max(s.noise, 1e-12)  # a ratio only from a non-zero base
     ]
-    spike = max(spikes, key=lambda p: p.size_noise) if spikes and not schedule else None
     return {
-        "name": scrub.label(key), "points": s.points, "start": s.start, "peak": s.peak, "peak_step": s.peak_step,
+        "key": key, "name": scrub.label(key), "points": s.points, "start": s.start, "peak": s.peak,
+        "peak_step": s.peak_step,
         "trough": s.trough, "trough_step": s.trough_step, "now": s.now, "now_step": s.last_step, "trend": s.trend,
-        "trend_noise": None if schedule else _finite(s.trend_change_noise), "trend_since": s.trend_window_start,
-        "noise": None if schedule else s.noise,
+        "trend_noise": None if schedule else _finite(trend_noise), "trend_since": s.trend_window_start,
+        "noise": None if schedule else noise,
         "slowing": bool(s.slowing) and s.trend != "flat" and not schedule,
         "plateau_start": None if schedule else s.plateau_start,
         "shifts": [] if schedule else [{"step": c.step, "direction": c.direction, "before": c.before,
@@ -203,19 +233,43 @@ def _signal_row(key: str, s: SignalSummary, scrub: Scrubber, confirmed: list[Spi
         "more_shifts": 0 if schedule else max(0, len(s.change_points) - MAX_CHANGE_POINTS),
         "jumps": [{"step": c.step, "ratio": c.ratio} for c in jumps[:MAX_DISCONTINUITIES]],
         "more_jumps": max(0, len(jumps) - MAX_DISCONTINUITIES),
-        "spikes": None if spike is None else {
-            "count": len(spikes), "one_step": sum(1 for p in spikes if p.kind == "outlier"),
-            "value": spike.value, "step": spike.step, "level": spike.level},
+        "spikes": spike_values(spikes) if spikes and not schedule else None,
     }
 
 
-def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
-    """The key signals, then a few held-out ones; reward and eval rows agree with their diagnosis records."""
-    keys = [k for k in KEY_SIGNALS if k in d.signals]
-    keys += sorted(k for k in d.signals if k.startswith("eval/"))[:MAX_EVAL_SIGNALS]
-    rows = []
+def _eval_keys(d: Diagnostics) -> list[str]:
+    """Held-out rows: the series the eval diagnosis read first, then the others, at most `MAX_EVAL_SIGNALS`.
+
+    One row per series (the same numbers logged under two names are shown once); settings and timings of the
+    eval loop (a constant, its wall time) are left out.
+    """
+    read = [c.metric for c in d.eval.curves]
+    keys = sorted((k for k in d.signals if k.startswith("eval/")), key=lambda k: (k not in read, k))
+    out: list[str] = []
+    seen: set[tuple[object, ...]] = set()
     for key in keys:
-        row = _signal_row(key, d.signals[key], scrub, d.instability.spikes.get(key))
+        s = d.signals[key]
+        if key not in read and (s.peak == s.trough or any(w in key for w in EVAL_LOOP_WORDS)):
+            continue
+        fingerprint = (s.points, s.first_step, s.last_step, s.start, s.peak, s.peak_step, s.trough, s.now)
+        if fingerprint not in seen:
+            seen.add(fingerprint)
+            out.append(key)
+    return out[:MAX_EVAL_SIGNALS]
+
+
+def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
+    """The key signals, then a few held-out ones; reward and eval rows agree with their diagnosis records.
+
+    The held-out quality series the eval diagnosis read give the eval-to-eval noise its findings measure against.
+    """
+    # A schedule that never changed (a constant learning rate) is a setup fact, not a signal to read.
+    keys = [k for k in KEY_SIGNALS if k in d.signals
+            and not (k in SCHEDULE_SIGNALS and d.signals[k].peak == d.signals[k].trough)] + _eval_keys(d)
+    rows = []
+    noise_of = {c.metric: c.noise for c in d.eval.curves}
+    for key in keys:
+        row = _signal_row(key, d.signals[key], scrub, d.instability.spikes.get(key), noise_of.get(key))
         r, e = d.reward, d.eval
         if key == r.metric and r.peak is not None and r.peak_step is not None:
             row.update(peak=r.peak, peak_step=r.peak_step, start=r.start if r.start is not None else row["start"],
@@ -298,7 +352,8 @@ def generation_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
             "start": ln.start, "now": ln.now, "trend": ln.trend, "cap": ln.cap, "at_cap": ln.at_cap_fraction,
             "truncated_now": ln.clipped_ratio_now, "reward_correlation": ln.length_reward_correlation},
         "entropy": None if en.pattern == "absent" else {
-            "pattern": en.pattern.replace("_", " "), "start": en.start, "now": en.now, "ln_vocab": en.ln_vocab},
+            "pattern": en.pattern.replace("_", " "), "start": en.start, "now": en.now, "ln_vocab": en.ln_vocab,
+            "summed": above_uniform(en.start, en.now, en.ln_vocab)},
         "clipping": None if cl.level_now is None and not cl.exactly_zero else {
             "now": cl.level_now, "low": cl.low_now, "high": cl.high_now, "trend": cl.trend,
             "exactly_zero": cl.exactly_zero},
@@ -311,34 +366,53 @@ def eval_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any] | None:
     e = d.eval
     if e.metric is None or e.points == 0:
         return None
+    # The mean of the last two evaluations (what declines and the best point read "now" from) is the primary
+    # curve's `now`.
+    primary = next((c for c in e.curves if c.metric == f"eval/{e.metric.removeprefix('eval/')}"), None)
     return {"metric": scrub.label(e.metric), "points": e.points, "peak": e.peak, "peak_step": e.peak_step,
-            "now": e.now, "now_step": e.now_step, "recent": e.recent,
+            "now": e.now, "now_step": e.now_step, "recent": primary.now if primary is not None else None,
             "decline_noise": _finite(e.decline_from_peak_noise), "diverging": e.diverging_from_train}
 
 
-def instability_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
-    """Spikes per signal (the largest first) and NaN/inf steps."""
+def instability_values(d: Diagnostics, scrub: Scrubber, table: Sequence[str] = ()) -> dict[str, Any]:
+    """Spikes per signal (the largest first) and NaN/inf steps; `table`: signals whose spikes the table gives."""
     inst = d.instability
     items = sorted(inst.spikes.items(), key=lambda kv: -max((p.size_noise for p in kv[1]), default=0.0))
-    spikes = []
-    for metric, found in items[:MAX_INSTABILITY_SIGNALS]:
-        if found:
-            big = max(found, key=lambda p: p.size_noise)
-            one_step = sum(1 for p in found if p.kind == "outlier")
-            spikes.append({"metric": scrub.label(metric), "count": len(found), "one_step": one_step,
-                           "lasting": len(found) - one_step, "value": big.value, "step": big.step,
-                           "level": big.level})
+    spikes = [{"metric": scrub.label(metric), "in_table": metric in table, **spike_values(found)}
+              for metric, found in items[:MAX_INSTABILITY_SIGNALS] if found]
     nonfinite = [{"metric": scrub.label(m), "count": len(steps), "first": steps[0], "last": steps[-1]}
                  for m, steps in list(inst.nonfinite_steps.items())[:MAX_INSTABILITY_SIGNALS] if steps]
     return {"spikes": spikes, "nonfinite": nonfinite}
 
 
-def best_values(d: Diagnostics, checkpoints: Sequence[Checkpoint], scrub: Scrubber) -> dict[str, Any]:
-    """The best point (one step, one value) and the checkpoint steps on disk, as ranges."""
+def _same(a: float | None, b: float | None) -> bool:
+    return a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def best_values(
+    d: Diagnostics, checkpoints: Sequence[Checkpoint], scrub: Scrubber, rows: Sequence[dict[str, Any]] = (),
+) -> dict[str, Any]:
+    """The best point (one step, one value) and the checkpoint steps on disk, as ranges.
+
+    The level the best point was measured against is the table's peak when it is one (said in words, not
+    repeated); before a breakage it is the highest level before it, named so. "Now" is the table's; only the
+    held-out reading's own "now" (the mean of the last two evaluations) is given, under that name.
+    """
     b = d.best_checkpoint
+    row = next((r for r in rows if r["key"] == b.metric), None)
+    summary = d.signals.get(b.metric) if b.metric else None
+    peak, peak_step = (row["peak"], row["peak_step"]) if row else (
+        (summary.peak, summary.peak_step) if summary else (None, None))
     return {
-        "basis": b.basis, "step": b.best_step, "value": b.level, "metric": b.metric, "smoothed": b.smoothed,
-        "best_level": b.best_level, "best_level_step": b.best_level_step, "band": b.band, "now": b.now_level,
+        "basis": b.basis, "step": b.best_step, "value": b.level, "metric": scrub.label(b.metric) if b.metric else None,
+        "smoothed": b.smoothed, "best_level": b.best_level, "best_level_step": b.best_level_step,
+        "at_peak": _same(b.best_level, peak) and b.best_level_step == peak_step, "in_table": row is not None,
+        "band": b.band, "band_kind": (b.band_kind or "").replace("_", " ") or None,
+        "now": b.now_level, "now_is_table": row is not None and _same(b.now_level, row["now"]),
+        # "Never beat its start" (the system prompt's base-model rule), decided here rather than left to the reader.
+        "start": row["start"] if row else None,
+        "near_start": row is not None and b.level is not None and b.band is not None
+        and abs(b.level - row["start"]) <= b.band,
         "behind": b.behind, "breakage_step": b.breakage_step, "breakage": b.breakage,
         "expected_checkpoint_step": b.expected_checkpoint_step, "save_steps": b.save_steps,
         "checkpoint_step": b.checkpoint_step, "reason": scrub(b.reason),
@@ -385,7 +459,10 @@ def scrubber(request: JudgeRequest) -> Scrubber:
     labels += [*d.instability.spikes, *d.instability.nonfinite_steps]
     labels += [x for x in (d.run.algorithm, facts.algorithm, d.run.framework, facts.framework, facts.model,
                            facts.loss_type) if x]
-    return Scrubber(sorted(run.checkpoints, key=lambda c: c.step), labels, known_names())
+    # Plain names (`reward_component/format_mean`, the model id) are written as they are; any other label the
+    # run chose is a reference to the fenced block.
+    return Scrubber(sorted(run.checkpoints, key=lambda c: c.step), labels,
+                    known_names() | {x for x in labels if plain(x)})
 
 
 def summary_values(request: JudgeRequest) -> dict[str, Any]:
@@ -393,17 +470,21 @@ def summary_values(request: JudgeRequest) -> dict[str, Any]:
     d = request.diagnostics
     checkpoints = sorted(request.run.checkpoints, key=lambda c: c.step)
     scrub = scrubber(request)
+    rows = signal_rows(d, scrub)
     return {
         "run": run_values(d, request.run, scrub),
         "findings": findings_values(d.findings, scrub),
-        "signals": signal_rows(d, scrub),
+        "signals": rows,
+        # The window most rows' recent trend is measured on, said once in the table's header.
+        "trend_since": max(windows, key=windows.count) if (windows := [
+            r["trend_since"] for r in rows if r["trend_noise"] is not None]) else None,
         "reward": reward_values(d, scrub),
         "kl": kl_values(d, request.run, scrub),
         "learning": learning_values(d, scrub),
         "generation": generation_values(d, scrub),
         "eval": eval_values(d, scrub),
-        "instability": instability_values(d, scrub),
-        "best": best_values(d, checkpoints, scrub),
+        "instability": instability_values(d, scrub, [row["key"] for row in rows]),
+        "best": best_values(d, checkpoints, scrub, rows),
         "gpu": gpu_values(d),
         "absent": [scrub(a) for a in d.absent[:MAX_ABSENT]],
     }

@@ -38,6 +38,7 @@ from typing import Any
 import jinja2
 
 from assessor.diagnose.context import num
+from assessor.diagnose.robust import MAX_SPIKES
 from assessor.errors import JudgeError
 from assessor.judge import evidence
 from assessor.judge.base import JudgeRequest
@@ -171,7 +172,8 @@ def _signed(value: float | None) -> str:
 def _environment() -> jinja2.Environment:
     """The one jinja2 environment: StrictUndefined, no autoescaping, templates from `PROMPTS_DIR`.
 
-    Filters for the templates: `num` (three significant digits), `pct`, `signed`, `known` (`unknown` for None).
+    Filters for the templates: `num` (three significant digits), `pct`, `signed`, `known` (`unknown` for None);
+    global: `max_spikes` (spikes kept per curve).
     """
     _require_dir(PROMPTS_DIR, "prompts")
     env = jinja2.Environment(
@@ -183,6 +185,7 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters.update(num=num, pct=_pct, signed=_signed, known=_known)
+    env.globals["max_spikes"] = MAX_SPIKES  # a constant of the analysis the sheet's legend states
     return env
 
 
@@ -360,6 +363,8 @@ def build_prompt(request: JudgeRequest, *, token: str | None = None) -> Prompt:
     fence_open, fence_close = fence_lines(token)
     images = _images(request.plots)
     data = evidence.data_values(request, token)
+    # Only the labels the sheet refers to are listed: a reference nobody uses is one more thing to look up.
+    data["labels"] = [(ref, text) for ref, text in data["labels"] if ref in summary]
     user = render(USER_TEMPLATE, {
         "summary": summary, "figures": [p.stem for p in images], "token": token, "fence_open": fence_open,
         "fence_close": fence_close, "data": {**data, "per_point": evidence.SAMPLES_PER_POINT},

@@ -3,8 +3,9 @@
 Everything the run supplies appears only inside the fenced data block at the end of the user message. The fence
 lines carry an unguessable token; any occurrence of the token, and of triple backticks, inside the data is broken
 up (`neutralise`), so the data cannot close the block or open a new one. The evidence sheet outside the block
-names metrics by our own canonical names (`reward_mean`, `eval/reward_mean`); a label the run chose (a metric
-key outside the alias table, a reward-function name, the model id, a loss type) is written there as a reference,
+names metrics by our own canonical names (`reward_mean`, `eval/reward_mean`) and writes a plain name the run chose
+as it is (`plain`: only metric words, such as `reward_component/format_mean` or a model id); any other label the
+run chose (a metric key, a reward-function name, the model id, a loss type) is written there as a reference,
 `[run label 3]`, and its text is listed in the block (`Scrubber.label`, `Scrubber.listing`), so a metric named
 `eval/ignore_previous_instructions` is data in the fence like any other run text. Paths inside diagnostic
 sentences are replaced by "checkpoint at step N".
@@ -24,6 +25,39 @@ UNPRINTABLE = "[unprintable label]"
 MAX_LABEL_CHARS = 200
 
 _LABEL = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./:@+\-]{0,79}")
+
+
+MAX_PLAIN_CHARS = 80
+# Words a plain metric, reward-function, model or loss-type name is made of. A label whose every word is one of
+# these (or has at most two letters) is written on the sheet as it is: such a name cannot spell an instruction.
+# Verdict words (continue, stop, rollback) and instruction words (ignore, answer-as, say, ...) are never here,
+# so `eval/ignore_previous_instructions` or `answer_continue_now` stay references to the fenced block.
+_PLAIN_WORDS_TEXT = """
+    reward rewards component components func fn function funcs mean std min max sum avg median total remainder
+    format formatted answer correct correctness accuracy acc eval train test val valid validation aux loss score
+    scores length len tokens token reasoning xml count strict soft int math code gsm pass exact match bleu rouge
+    judge kl entropy clip clipped ratio grad norm lr step steps seconds second per samples sample runtime num
+    examples top temperature chosen rejected margin margins logps logits pref preference policy value critic
+    advantage advantages response completion completions terminated truncated frac fraction rate zero tool
+    qwen llama olmo phi mistral gemma deepseek instruct base chat coder meta allenai microsoft google unsloth
+    minimind smollm openai bnb bit distill grpo bnpo dr dapo ppo dpo ipo kto orpo simpo cpo rloo sigmoid hinge
+    reinforce baseline with sequence seq level
+"""
+PLAIN_WORDS = frozenset(_PLAIN_WORDS_TEXT.split())
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def plain(text: str) -> bool:
+    """Whether a run-chosen label is a plain name, written on the sheet as it is rather than by reference.
+
+    An identifier of at most `MAX_PLAIN_CHARS` whose every run of letters is a word of `PLAIN_WORDS` or at most
+    two letters long (`gsm8k`, `7B`, `mean@1`).
+
+    >>> plain("reward_component/format_mean"), plain("Qwen/Qwen2.5-7B-Instruct"), plain("eval/ignore_previous")
+    (True, True, False)
+    """
+    return len(text) <= MAX_PLAIN_CHARS and bool(_LABEL.fullmatch(text)) and all(
+        len(word) <= 2 or word.lower() in PLAIN_WORDS for word in _WORD.findall(text))
 
 
 def label(text: str) -> str:

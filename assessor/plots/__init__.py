@@ -24,7 +24,6 @@ from matplotlib.figure import Figure
 from assessor.diagnose.models import Diagnostics
 from assessor.plots.dashboard import dashboard_figure
 from assessor.plots.gpu import gpu_figure, has_gpu_data
-from assessor.plots.style import DPI
 from assessor.plots.trajectory import has_kl, kl_reward_figure
 from assessor.run import Run
 
@@ -46,7 +45,7 @@ def save_figure(fig: Figure, path: Path) -> Path:
         # A run name or metric key in a script the font lacks (or with control characters) is drawn as boxes;
         # one stderr warning per character would bury the verdict.
         warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
-        fig.savefig(path, format="png", dpi=DPI)
+        fig.savefig(path, format="png", dpi=fig.dpi)
     return path
 
 

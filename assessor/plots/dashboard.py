@@ -12,6 +12,7 @@ green line on every panel.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 
@@ -19,6 +20,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from assessor.diagnose import robust
+from assessor.diagnose.entropy import above_uniform
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
 from assessor.diagnose.models import Diagnostics, SignalSummary, Stretch
 from assessor.plots import style
@@ -47,9 +50,32 @@ def _shows(data: FigureData, metric: str) -> bool:
     return data.has(metric) and bool(np.any(data.curve(metric).values != 0))
 
 
+MAX_LEVEL_POINTS = 2000  # stretch means drawn for the reward's bold line (a long run's are evenly thinned)
+
+
+def sheet_levels(curve: Curve) -> Curve:
+    """The reward's bold line as the evidence sheet reads it: means over stretches of a tenth of the run.
+
+    The sheet's start, peak and now for the reward are these stretch means (`diagnose.signals.describe`), so the
+    line starts at the sheet's start, tops out at its peak and ends at its now; a different smoother would draw
+    other numbers for the same quantities.
+    """
+    n = len(curve.values)
+    if n < 6:
+        return curve
+    width = robust.stretch_width(n)
+    means = robust.window_means(curve.values, width)
+    centres = curve.steps[width // 2: width // 2 + len(means)]
+    if len(means) > MAX_LEVEL_POINTS:
+        keep = np.unique(np.linspace(0, len(means) - 1, MAX_LEVEL_POINTS).round().astype(int))
+        keep = np.union1d(keep, [int(np.argmax(means)), int(np.argmin(means))])  # the peak stays drawn
+        means, centres = means[keep], centres[keep]
+    return dataclasses.replace(curve, smooth_steps=centres, smooth_values=means)
+
+
 def _reward_panel(ax: Axes, data: FigureData) -> None:
     """Reward mean with its spread band, held-out eval, peak, checkpoints on disk."""
-    mean = data.curve("reward_mean")
+    mean = sheet_levels(data.curve("reward_mean"))
     ax.set_title("Reward (train mean)", loc="left")
     band_label = None
     lo_hi: tuple[np.ndarray, np.ndarray] | None = None
@@ -70,7 +96,7 @@ def _reward_panel(ax: Axes, data: FigureData) -> None:
                         linewidth=0, label=band_label, zorder=1)
         for edge in lo_hi:
             ax.plot(mean.smooth_steps, edge, color=COLORS["reward_band"], linewidth=0.8, alpha=0.7, zorder=1)
-    plot_curve(ax, mean, COLORS["reward"], label="reward (smoothed)", linewidth=2.4)
+    plot_curve(ax, mean, COLORS["reward"], label="reward (stretch means, as on the sheet)", linewidth=2.4)
     if lo_hi is not None:  # the band must not dictate the scale: keep the mean readable
         span = np.concatenate([mean.draw_values, mean.smooth_values])
         pad = 0.25 * (float(span.max() - span.min()) or 1.0)
@@ -94,13 +120,15 @@ def _reward_panel(ax: Axes, data: FigureData) -> None:
 
 
 def _draw_stretches(ax: Axes, peak: Stretch | None, latest: Stretch | None) -> None:
-    """The two stretch means a decline is read from, as the evidence sheet prints them (not the smoothed line)."""
-    for stretch, name in ((peak, "peak stretch"), (latest, "latest stretch")):
+    """The two stretches the decline test compared, named by their steps as the finding names them.
+
+    Their means are drawn, not written: the sheet's peak and now are the star and the line's ends.
+    """
+    for stretch, name in ((peak, "decline test: best"), (latest, "vs latest")):
         if stretch is None:
             continue
         ax.hlines(stretch.mean, stretch.first_step, stretch.last_step, colors=COLORS["peak"], linewidth=3.0,
-                  alpha=0.8, zorder=6, label=f"{name} mean {fmt_num(stretch.mean)} "
-                  f"(steps {stretch.first_step}–{stretch.last_step})")
+                  alpha=0.8, zorder=6, label=f"{name} steps {stretch.first_step}–{stretch.last_step}")
 
 
 def _band_moves(lo: np.ndarray, hi: np.ndarray) -> bool:
@@ -272,14 +300,18 @@ def _entropy_panel(ax: Axes, data: FigureData) -> None:
     ln_vocab = data.diag.entropy.ln_vocab
     if ln_vocab is None and data.run.facts.vocab_size:
         ln_vocab = math.log(data.run.facts.vocab_size)
-    if ln_vocab is not None and not curve.empty:
+    summary = data.summary("entropy")
+    summed = summary is not None and above_uniform(summary.start, summary.now, ln_vocab)
+    if summed:  # a sequence sum (TRL PPO): the per-token ceiling is no line for it
+        ax.set_title("Entropy, summed over the sequence", loc="left")
+    elif ln_vocab is not None and not curve.empty:
         if float(np.max(curve.values)) >= 0.25 * ln_vocab:
             ax.axhline(ln_vocab, color=COLORS["ln_vocab"], linestyle="--", linewidth=1.2,
                        label=f"ln(vocab) = {ln_vocab:.2f} (uniform noise)")
         else:  # drawing it would flatten the curve; say where it is instead
             ax.set_title(f"Token entropy  (ln vocab = {ln_vocab:.1f}, far above)", loc="left")
     annotate_signal(ax, data, "entropy")
-    ax.set_ylabel("nats / token")
+    ax.set_ylabel("nats / sequence" if summed else "nats / token")
     legend_above(ax, ncol=1)
 
 
@@ -412,12 +444,12 @@ def dashboard_figure(run: Run, diagnostics: Diagnostics, rollback_step: int | No
             (the figure an LLM judge reads, and any verdict but a rollback).
 
     Returns:
-        A `Figure` of `style.DASHBOARD_PX` pixels at `style.DPI`, not attached to pyplot.
+        A `Figure` of `style.DASHBOARD_PX` pixels at `style.DASHBOARD_DPI`, not attached to pyplot.
     """
     data = FigureData(run, diagnostics)
     rollback = _rollback_label(run, rollback_step) if rollback_step is not None else None
     with rc():
-        fig = style.new_figure(style.DASHBOARD_PX, top=0.91)
+        fig = style.new_figure(style.DASHBOARD_PX, top=0.91, dpi=style.DASHBOARD_DPI)
         rows = _rows(data)
         drawn: list[tuple[Axes, Panel]] = []
         if not rows:
