@@ -540,3 +540,17 @@ def test_the_table_counts_spikes_as_the_instability_section_does(tmp_path):
     request.diagnostics.instability.spikes["kl"] = confirmed[:1]
     row = next(line for line in prompts.summarize(request).splitlines() if line.startswith("| kl |"))
     assert "1 spike (" in row
+
+
+def test_a_learning_rate_only_logged_is_on_the_setup_line_not_unknown(tmp_path):
+    import numpy as np
+
+    from assessor import diagnose
+    from assessor.judge.base import JudgeRequest
+    from assessor.judge.export import export_prompt
+    from tests.runs import make_run
+
+    n = 60
+    run = make_run(tmp_path, reward=0.3 + 0.001 * np.arange(n), learning_rate=np.full(n, 5e-10))
+    exported = export_prompt(JudgeRequest(run=run, diagnostics=diagnose(run), plots=[]), images=False)
+    assert "learning rate not in the config; logged: peak 5e-10" in exported.user

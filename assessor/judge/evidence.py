@@ -165,12 +165,19 @@ def run_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
         "group_size": facts.num_generations,
         "beta": facts.beta,
         "learning_rate": facts.learning_rate,
+        # Not in any config read, but logged: its peak and latest value say as much (a schedule, a typo like 5e-10).
+        "learning_rate_logged": _logged_lr(run) if facts.learning_rate is None else None,
         "max_completion_length": facts.max_completion_length or d.length.cap,
         "max_completion_length_inferred": cap_inferred,
         "loss_type": scrub.label(facts.loss_type) if facts.loss_type else None,
         "vocab_size": facts.vocab_size,
         "ln_vocab": math.log(facts.vocab_size) if facts.vocab_size else None,
     }
+
+
+def _logged_lr(run: Run) -> dict[str, float] | None:
+    values = run.series("lr").to_numpy()
+    return {"peak": float(values.max()), "now": float(values[-1])} if len(values) else None
 
 
 def _steps_text(steps: Sequence[int], limit: int = 4) -> str:
