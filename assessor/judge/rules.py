@@ -228,12 +228,16 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
         return _updates_stopped(d, w, stopped)
     degradation = w.weight(w.degradation, DEGRADATION)
     finished = d.run.state == "finished"
-    if _too_early(d) and not w.diverged and (degradation < ROLLBACK_BAR or _too_few_points(d)) and not finished:
-        return _verdict(d, "continue", 0.4, _top(d, 3),
-                        f"Continue: at step {d.run.last_step} it is too early to judge; look again after more steps.",
-                        w, actions=["Assess again once reward and KL have a few dozen logged points."])
+    too_early = _verdict(d, "continue", 0.4, _top(d, 3),
+                         f"Continue: at step {d.run.last_step} it is too early to judge; look again after more steps.",
+                         w, actions=["Assess again once reward and KL have a few dozen logged points."])
+    if _too_early(d) and not w.diverged and degradation < ROLLBACK_BAR and not finished:
+        return too_early
     if w.diverged or degradation >= ROLLBACK_BAR:
-        return _went_past_best(d, w, degradation, checkpoints)
+        went = _went_past_best(d, w, degradation, checkpoints)
+        # A handful of logged rewards has no level to go back to: only a divergence sends such a run back.
+        return too_early if went.decision == "rollback" and _too_few_points(d) and not (
+            w.diverged or finished) else went
     spent = w.weight(w.spent, SPENT)
     if spent >= 1.0:
         return _spent(d, w, spent)
