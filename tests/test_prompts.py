@@ -34,7 +34,7 @@ USER_CONTEXT: dict[str, object] = {
         "run_name": "RUN NAME",
         "checkpoints": [{"first_step": 100, "last_step": 100, "count": 1, "every": None,
                          "first_path": "checkpoint-100", "last_path": "checkpoint-100"}],
-        "checkpoints_total": 1,
+        "checkpoints_total": 1, "best_path": "checkpoint-100", "best_step": 120,
         "samples": [{"when": "now", "step": 100, "reward": 0.5, "prompt": "PROMPT TEXT",
                      "completion": "COMPLETION TEXT"}],
         "samples_logged": 1,
@@ -554,3 +554,21 @@ def test_a_learning_rate_only_logged_is_on_the_setup_line_not_unknown(tmp_path):
     run = make_run(tmp_path, reward=0.3 + 0.001 * np.arange(n), learning_rate=np.full(n, 5e-10))
     exported = export_prompt(JudgeRequest(run=run, diagnostics=diagnose(run), plots=[]), images=False)
     assert "learning rate not in the config; logged: peak 5e-10" in exported.user
+
+
+def test_the_checkpoint_at_or_before_the_best_point_is_spelled_out_to_be_copied(tmp_path):
+    import numpy as np
+
+    from assessor import diagnose
+    from assessor.judge.base import JudgeRequest
+    from assessor.judge.export import export_prompt
+    from tests.runs import ar1, make_run
+
+    steps = np.arange(1, 301)
+    reward = 0.2 + 0.5 * np.clip(steps / 120, 0, 1) - 0.45 * np.clip((steps - 150) / 110, 0, 1)
+    run = make_run(tmp_path, reward=reward + ar1(1, 300, 0.3, 0.03), checkpoints=(50, 100, 150, 200, 250))
+    d = diagnose(run)
+    user = export_prompt(JudgeRequest(run=run, diagnostics=d, plots=[]), images=False).user
+    expected = max(s for s in (50, 100, 150, 200, 250) if s <= d.best_checkpoint.best_step)
+    assert f"the newest at or before the best point (step {d.best_checkpoint.best_step}): checkpoint-{expected}" \
+        in user

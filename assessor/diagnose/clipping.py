@@ -51,8 +51,9 @@ def diagnose_clipping(ctx: Context) -> ClippingDiagnosis:
             exactly_zero=True, findings=[finding(
                 total.summary.metric, "clip_ratio_exactly_zero", "info",
                 f"The clipped fraction is exactly 0 on all {s.points} logged steps ({s.first_step}-{s.last_step}). "
-                f"That is what a fully on-policy run logs (one optimizer update per batch, TRL's default "
-                f"num_iterations=1): the probability ratio is 1 by construction and nothing can be clipped. "
+                "That is what a fully on-policy run logs (one optimizer update per batch of rollouts, e.g. TRL's "
+                "default num_iterations=1 or a single PPO epoch over one mini-batch): the probability ratio is 1 by "
+                "construction and nothing can be clipped. "
                 f"Normal, and it says nothing about how large the updates are.",
                 [s.first_step],
             )],

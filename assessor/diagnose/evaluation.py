@@ -142,9 +142,9 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
         severity: Severity = "critical" if relative >= 0.5 else "warning"
         findings.append(finding(
             "eval", "eval_declining", severity,
-            f"{label} peaked at {num(out.peak)} at step {out.peak_step} and is {num(out.now)} at step {out.now_step} "
-            f"({times_noise(decline, noise)}, {evals_after_peak} evaluations since the peak): the best model is "
-            "behind us", [peak_step, now_step]))
+            f"{label} peaked at {num(out.peak)} at step {out.peak_step} and is {num(out.now)} at step {out.now_step}; "
+            f"the evaluations around the peak stand {times_noise(decline, noise)} above the latest ones "
+            f"({evals_after_peak} evaluations since the peak): the best model is behind us", [peak_step, now_step]))
         out.diverging_from_train = _train_still_up(ctx, peak_step)
         if out.diverging_from_train:
             findings.append(finding(

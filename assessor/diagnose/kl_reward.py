@@ -293,9 +293,9 @@ def _findings(
     # (Every run's KL is many times its near-zero start; that alone says nothing.)
     if kl.trend == "rising" and kl.slowing is not True and kl.now > 0 and kl.trend_change >= 0.25 * kl.now:
         out.append(finding("kl", "kl_unbounded", "warning" if kl.now >= KL_NOTABLE else "watch",
-                           f"KL is still climbing fast: +{num(kl.trend_change)} since step {since} "
-                           f"({kl.trend_change / kl.now:.0%} of its current {num(kl.now)}) with no sign of levelling "
-                           "off", [since]))
+                           f"KL is still climbing fast: {num(kl_then)} → {num(kl.now)} since step {since} "
+                           f"(+{max(0.0, kl.now - kl_then) / kl.now:.0%} of its current level) with no sign of "
+                           "levelling off", [since]))
     earlier_bad = [s for s in timeline[:-1] if s.quadrant in ("kl_up_reward_flat", "kl_up_reward_down")]
     if earlier_bad and quadrant not in ("kl_up_reward_flat", "kl_up_reward_down"):
         span = earlier_bad[-1]

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assessor.diagnose.entropy import above_uniform
+from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
 from assessor.diagnose.robust import MAX_SPIKES
 from assessor.ingest.aliases import CANONICAL
@@ -376,9 +377,15 @@ def eval_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any] | None:
     # The mean of the last two evaluations (what declines and the best point read "now" from) is the primary
     # curve's `now`.
     primary = next((c for c in e.curves if c.metric == f"eval/{e.metric.removeprefix('eval/')}"), None)
+    recent = primary.now if primary is not None else None
+    # How far the last two sit below the peak, in the noise the table quotes: a number a reader can recompute.
+    below = None
+    if recent is not None and primary is not None and primary.noise > 0 and e.peak is not None:
+        sign = -1.0 if e.metric.removeprefix("eval/") in LOWER_IS_BETTER else 1.0
+        below = max(0.0, sign * (e.peak - recent) / primary.noise)
     return {"metric": scrub.label(e.metric), "points": e.points, "peak": e.peak, "peak_step": e.peak_step,
-            "now": e.now, "now_step": e.now_step, "recent": primary.now if primary is not None else None,
-            "decline_noise": _finite(e.decline_from_peak_noise), "diverging": e.diverging_from_train}
+            "now": e.now, "now_step": e.now_step, "recent": recent, "noise": primary.noise if primary else None,
+            "decline_noise": _finite(below) if below is not None else None, "diverging": e.diverging_from_train}
 
 
 def instability_values(d: Diagnostics, scrub: Scrubber, table: Sequence[str] = ()) -> dict[str, Any]:
@@ -534,12 +541,17 @@ def data_values(request: JudgeRequest, token: str) -> dict[str, Any]:
     def path(c: Checkpoint) -> str:
         return neutralise(one_line(c.path, MAX_PATH_CHARS), token)
 
-    picked = _pick_samples(request.run.samples, request.diagnostics.best_checkpoint.best_step)
+    best_step = request.diagnostics.best_checkpoint.best_step
+    picked = _pick_samples(request.run.samples, best_step)
     return {
         "run_name": neutralise(one_line(request.run.name, MAX_RUN_NAME_CHARS), token),
         "checkpoints": [{"first_step": s.first.step, "last_step": s.last.step, "count": s.count, "every": s.every,
                          "first_path": path(s.first), "last_path": path(s.last)} for s in series(checkpoints)],
         "checkpoints_total": len(checkpoints),
+        # Spelled out, so a rollback can copy it exactly rather than rebuild it from a range's first and last path.
+        "best_path": next((path(c) for c in reversed(checkpoints)
+                           if best_step is not None and c.step <= best_step), None),
+        "best_step": best_step,
         "samples": [{"when": when, "step": s.step, "reward": s.reward,
                      "prompt": neutralise(cut(s.prompt, MAX_SAMPLE_PROMPT_CHARS), token) if s.prompt else None,
                      "completion": neutralise(cut(s.completion, MAX_COMPLETION_CHARS), token)} for when, s in picked],
