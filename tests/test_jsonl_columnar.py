@@ -70,6 +70,8 @@ MESSY = {
         "null", "[]", *(json.dumps({"step": s, "loss": s}) for s in range(101, 300))],
     "text_with_colons_and_a_type_change": [
         json.dumps({"step": s, "time": f"10:{s % 60:02d}:00", "n": s if s < 250 else s + 0.5}) for s in range(1, 500)],
+    "ends_with_a_null_line": [*(json.dumps({"step": s, "loss": 1 / s}) for s in range(1, 300)),
+                              json.dumps({"step": 300, "loss": None})],
 }
 # Small reads, so that a file spans many chunks and the later ones reuse the columns polars found before.
 SMALL_READS = ["sparse_nulls_nans_and_blank_lines", "a_key_only_null_and_a_key_only_in_null_lines",
