@@ -40,6 +40,7 @@ _REFUSED = (b"NaN", b"Infinity", b"\xef\xbb\xbf")
 _NULL_VALUE = re.compile(rb":\s*null")
 _MOSTLY_DIRTY = 16  # one line in 16 needing `json`: parse the whole chunk with it
 _SMALLEST_BLOCK = 64
+_FEW_BYTES = 1 << 20
 
 if TYPE_CHECKING:
     import polars as pl
@@ -123,7 +124,9 @@ class JsonlParse:
         if not chunk:
             return False
         lone_cr = b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n")
-        if lone_cr or _polars() is None:  # a bare "\r" ends a line in text mode: read as text
+        # A bare "\r" ends a line in text mode: read as text. So are a few lines appended to a file read before
+        # (what a watch finds since its last check): `json` reads them in less time than importing polars takes.
+        if lone_cr or (self.rows and len(chunk) < _FEW_BYTES) or _polars() is None:
             return self._feed_text(chunk)
         ends = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == _NEWLINE)
         starts = np.concatenate(([0], ends + 1))
