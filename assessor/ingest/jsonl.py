@@ -37,7 +37,7 @@ _NEWLINE = 10
 # Tokens polars refuses (`NaN`, `Infinity`, a byte-order mark): lines holding one are parsed by `json`.
 _REFUSED = (b"NaN", b"Infinity", b"\xef\xbb\xbf")
 # A null value, which polars reads as a missing key: lines holding one are read by `json` (see `_feed_chunk`).
-_NULL_VALUE = re.compile(rb":\s*null")
+_NULL = re.compile(rb"null")
 _MOSTLY_DIRTY = 16  # one line in 16 needing `json`: parse the whole chunk with it
 _SMALLEST_BLOCK = 64
 _FEW_BYTES = 1 << 20
@@ -164,7 +164,7 @@ class JsonlParse:
         """
         lengths = np.diff(np.append(lines.starts[first:stop], lines.end(stop)))
         short = np.flatnonzero(lengths <= 3) + first  # blank lines ("", "\r\n"): polars skips them
-        special = np.union1d(lines.matching(first, stop, _NULL_VALUE), short).astype(np.int64)
+        special = np.union1d(lines.with_null_values(first, stop), short).astype(np.int64)
         read = self._chunk_with_json_lines(lines, first, stop, special)
         if read is None:  # refused; the usual reason is a NaN or Infinity token (searched for only now: it is rare)
             refused = lines.with_tokens(first, stop, _REFUSED)
@@ -453,7 +453,8 @@ def _chunk_columns(
         except Exception:  # a value of another type than before: infer the columns again
             frame = None
         # Every `"key":` has a colon; text may hold more (a time of day), so the exact count settles a difference.
-        if frame is not None and _keys_read(frame) not in (data.count(b":"), data.count(b'":')):
+        keys = _keys_read(frame) if frame is not None else -1
+        if keys != data.count(b":") and keys != data.count(b'":'):
             frame = None  # a key the schema does not have (polars drops it without a word), or a key in text
     if frame is None:
         try:
@@ -530,9 +531,13 @@ class _Lines:
         """Where line `stop` starts (the end of the chunk for the last)."""
         return int(self.starts[stop]) if stop < len(self.starts) else len(self.chunk)
 
-    def matching(self, first: int, stop: int, pattern: re.Pattern[bytes]) -> np.ndarray:
-        """The lines among `first`..`stop` where `pattern` matches (sorted)."""
-        found = [match.start() for match in pattern.finditer(self.chunk, int(self.starts[first]), self.end(stop))]
+    def with_null_values(self, first: int, stop: int) -> np.ndarray:
+        """The lines among `first`..`stop` holding a null value (`: null`; or perhaps one: never too few)."""
+        found = []
+        for match in _NULL.finditer(self.chunk, int(self.starts[first]), self.end(stop)):  # rare: a cheap search
+            before = self.chunk[max(0, match.start() - 16):match.start()].rstrip()
+            if not before or before.endswith(b":"):  # not a key's name (`"only_null": 1`) nor text
+                found.append(match.start())
         lines = np.searchsorted(self.starts, np.asarray(found, dtype=np.int64), side="right") - 1
         return np.unique(lines)
 
