@@ -334,7 +334,13 @@ class RecordBuilder:
             splits.append(split)
             for chunk in chunks:
                 end = at + len(chunk.steps)
-                steps[at:end] = chunk.steps if step_of_row is None else step_of_row[chunk.steps]
+                if step_of_row is None:
+                    steps[at:end] = chunk.steps
+                elif end > at and int(chunk.steps[-1]) - int(chunk.steps[0]) == end - at - 1 and \
+                        bool(np.all(np.diff(chunk.steps) == 1)):  # a run of rows (a block's column): a copy
+                    steps[at:end] = step_of_row[int(chunk.steps[0]):int(chunk.steps[-1]) + 1]
+                else:
+                    steps[at:end] = step_of_row[chunk.steps]
                 values[at:end] = chunk.values
                 if chunk.wall_time is not None:
                     times[at:end] = chunk.wall_time
