@@ -180,6 +180,7 @@ def test_a_re_check_reads_appended_lines_as_a_fresh_load_does(
 ) -> None:
     # appended lines read by polars (few_bytes 0) or, a few of them, by json: the table is the same either way
     monkeypatch.setattr(jsonl, "_FEW_BYTES", few_bytes)
+    monkeypatch.setattr(jsonl, "_polars_loaded", lambda: False)  # as in a new process: polars not imported yet
     run, store = tmp_path / "run", tmp_path / "cache"
     run.mkdir()
     log = run / "metrics.jsonl"

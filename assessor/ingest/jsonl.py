@@ -12,6 +12,7 @@ import io
 import json
 import math
 import re
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -126,7 +127,8 @@ class JsonlParse:
         lone_cr = b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n")
         # A bare "\r" ends a line in text mode: read as text. So are a few lines appended to a file read before
         # (what a watch finds since its last check): `json` reads them in less time than importing polars takes.
-        if lone_cr or (self.rows and len(chunk) < _FEW_BYTES) or _polars() is None:
+        few = self.rows and len(chunk) < _FEW_BYTES and not _polars_loaded()
+        if lone_cr or few or _polars() is None:
             return self._feed_text(chunk)
         ends = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == _NEWLINE)
         starts = np.concatenate(([0], ends + 1))
@@ -401,6 +403,11 @@ def _names_its_rows(flat: dict[str, Any]) -> bool:
     if any(isinstance(lowered.get(k), str) for k in KIND_COLUMNS):
         return True
     return VALUE_COLUMN in lowered and any(isinstance(lowered.get(k), str) for k in NAME_COLUMNS)
+
+
+def _polars_loaded() -> bool:
+    """Whether polars is imported already (then even a few lines cost nothing more in it)."""
+    return "polars" in sys.modules
 
 
 def _polars() -> Any:
