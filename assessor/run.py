@@ -102,14 +102,15 @@ class Run:
     samples: list[Sample] = field(default_factory=list)  # the latest completions found, a few per step
     newest_write: float | None = None  # seconds since the epoch of the newest write to a source file
     location: str | None = None  # where a run not on disk was read from: `mlflow://HOST:PORT/RUN_ID`
-    _rows: dict[tuple[str, str], np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
+    _rows: dict[tuple[str, str], np.ndarray | slice] | None = field(default=None, init=False, repr=False,
+                                                                     compare=False)
 
     @property
     def where(self) -> str:
         """The run's folder, or the address it was read from."""
         return self.location or str(self.path)
 
-    def _positions(self, metric: str, split: str) -> np.ndarray:
+    def _positions(self, metric: str, split: str) -> np.ndarray | slice:
         # One pass over the table finds every metric's rows; later lookups are free (diagnosis reads dozens).
         if self._rows is None:
             self._rows = _rows_by_metric(self.metrics)
@@ -122,7 +123,8 @@ class Run:
         self._positions("", "train")
         assert self._rows is not None
         steps = self.metrics["step"].to_numpy()
-        tops = [int(steps[rows].max()) for (_, split), rows in self._rows.items() if split == "train" and len(rows)]
+        tops = [int(steps[rows].max()) for (_, split), rows in self._rows.items()
+                if split == "train" and len(steps[rows])]
         return max(tops) if tops else None
 
     def metric_names(self, split: Split = "train") -> list[str]:
@@ -133,15 +135,20 @@ class Run:
 
     def has(self, metric: str, split: Split = "train") -> bool:
         """Whether the run logged this metric with at least one finite value."""
-        return len(self._positions(metric, split)) > 0
+        rows = self._positions(metric, split)
+        return (rows.stop > rows.start) if isinstance(rows, slice) else len(rows) > 0
 
     def series(self, metric: str, split: Split = "train") -> pd.Series:
         """Values of one metric indexed by step (empty when absent)."""
         rows = self._positions(metric, split)
         steps = self.metrics["step"].to_numpy()[rows]
         values = self.metrics["value"].to_numpy()[rows]
-        order = np.argsort(steps, kind="stable")
-        return pd.Series(values[order], index=steps[order], name=metric, dtype="float64")
+        if len(steps) > 1 and not bool(np.all(steps[1:] >= steps[:-1])):  # the table keeps each metric in step order
+            order = np.argsort(steps, kind="stable")
+            steps, values = steps[order], values[order]
+        elif isinstance(rows, slice):  # a view of the table: copied, as a caller may write to what it is given
+            steps, values = steps.copy(), values.copy()
+        return pd.Series(values, index=steps, name=metric, dtype="float64")
 
     def wide(self, split: Split = "train") -> pd.DataFrame:
         """One column per metric, one row per step."""
@@ -156,11 +163,12 @@ class Run:
         return [int(s) for s in rows["step"]]
 
 
-def _rows_by_metric(metrics: pd.DataFrame) -> dict[tuple[str, str], np.ndarray]:
-    """Row numbers of each (metric, split), in table order.
+def _rows_by_metric(metrics: pd.DataFrame) -> dict[tuple[str, str], np.ndarray | slice]:
+    """Row numbers of each (metric, split), in table order (a slice when they are one run of rows).
 
-    From the categorical codes with one stable sort (a radix sort for small integer keys): several times faster
-    than a groupby on a table of tens of millions of rows.
+    From the categorical codes: the table `load_run` builds holds each metric's rows together, so finding where
+    the codes change is enough; any other table takes one stable sort (a radix sort for small integer keys),
+    still several times faster than a groupby on a table of tens of millions of rows.
     """
     metric, split = metrics["metric"], metrics["split"]
     if not (isinstance(metric.dtype, pd.CategoricalDtype) and isinstance(split.dtype, pd.CategoricalDtype)):
@@ -169,6 +177,17 @@ def _rows_by_metric(metrics: pd.DataFrame) -> dict[tuple[str, str], np.ndarray]:
     splits = len(split.cat.categories)
     metric_codes, split_codes = metric.cat.codes.to_numpy(), split.cat.codes.to_numpy()
     valid = (metric_codes >= 0) & (split_codes >= 0)  # a missing (NaN) one has code -1, and no group, as in a groupby
+    names, split_names = metric.cat.categories, split.cat.categories
+    if len(metric_codes) and bool(valid.all()):
+        runs = np.flatnonzero((metric_codes[1:] != metric_codes[:-1]) | (split_codes[1:] != split_codes[:-1])) + 1
+        firsts = np.concatenate(([0], runs))
+        run_keys = metric_codes[firsts].astype(np.int64) * splits + split_codes[firsts]
+        if len(np.unique(run_keys)) == len(run_keys):  # each (metric, split) is one run of rows
+            lasts = np.append(runs, len(metric_codes))
+            return {
+                (str(names[int(k) // splits]), str(split_names[int(k) % splits])): slice(a, b)
+                for k, a, b in zip(run_keys.tolist(), firsts.tolist(), lasts.tolist(), strict=True)
+            }
     key = metric_codes.astype(np.int64) * splits + split_codes
     if len(key) and int(key.max()) < np.iinfo(np.int16).max:
         key = key.astype(np.int16)
@@ -181,7 +200,6 @@ def _rows_by_metric(metrics: pd.DataFrame) -> dict[tuple[str, str], np.ndarray]:
     ordered = key[order]
     starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
     ends = np.append(starts[1:], len(order))
-    names, split_names = metric.cat.categories, split.cat.categories
     return {
         (str(names[int(ordered[a]) // splits]), str(split_names[int(ordered[a]) % splits])): order[a:b]
         for a, b in zip(starts.tolist(), ends.tolist(), strict=True)

@@ -10,12 +10,14 @@ alternating round by round in fresh processes on the same (page-cached) file:
 * `phases`: the same pipeline in one process, timed phase by phase (load, diagnose, plots, judge), to separate
   the diagnosis and plotting share from the reading share.
 
-Peak RSS is each child's own (`ru_maxrss` from `os.wait4` on that child).
+Peak RSS is each child's own (`ru_maxrss` from `os.wait4` on that child), and so are its CPU seconds (user + system):
+less swayed than wall seconds by other work on a shared machine, though polars' two threads add up in them.
 
 Run from the repo root:
 
     .venv/bin/python benchmarks/bench_assess.py                    # 300,000 steps
     .venv/bin/python benchmarks/bench_assess.py --steps 1000000 --rounds 1 --skip polars
+    .venv/bin/python benchmarks/bench_assess.py --compare /path/to/other/checkout   # before/after in one run
 """
 
 from __future__ import annotations
@@ -157,19 +159,19 @@ def worker(kind: str, path: Path) -> dict[str, Any]:
     raise ValueError(kind)
 
 
-def _popen_rss(args: list[str]) -> tuple[float, int, str]:
-    """Run one child alone: its wall seconds, its own peak RSS in bytes (from wait4), and its stdout."""
+def _popen_rss(args: list[str], env: dict[str, str] | None = None) -> tuple[float, int, str, float]:
+    """Run one child alone: its wall seconds, its own peak RSS in bytes (from wait4), its stdout, its CPU seconds."""
     started = time.perf_counter()
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=env)
     assert process.stdout is not None and process.stderr is not None
     stdout = process.stdout.read().decode()
     stderr = process.stderr.read().decode()
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.perf_counter() - started
-    if process.returncode not in (0, 1, 2, 3):  # assess exits by decision; anything else is a failure
+    if process.returncode not in (0, 1, 2, 3, 10, 11):  # assess exits by decision; anything else is a failure
         raise RuntimeError(f"{args} failed ({process.returncode}): {stderr[-2000:]}")
-    return seconds, usage.ru_maxrss * 1024, stdout
+    return seconds, usage.ru_maxrss * 1024, stdout, usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -177,6 +179,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--skip", action="append", default=[], choices=["polars", "assess", "phases"])
+    parser.add_argument("--compare", type=Path, metavar="CHECKOUT",
+                        help="also time `assess` with the assessor package of another checkout (PYTHONPATH=CHECKOUT), "
+                        "alternated with the others: a before/after in one run")
     parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -187,6 +192,8 @@ def main() -> None:
     warm_page_cache(path)
     cli = shutil.which("assessor", path=str(Path(sys.executable).parent)) or "assessor"
     kinds = [k for k in ("polars", "assess", "phases") if k not in args.skip]
+    if args.compare is not None:
+        kinds.append("assess@compare")
     if "polars" in kinds:
         try:
             import polars  # noqa: F401
@@ -196,16 +203,20 @@ def main() -> None:
     results: dict[str, list[dict[str, Any]]] = {kind: [] for kind in kinds}
     for round_ in range(args.rounds):
         for kind in kinds:
-            if kind == "assess":
+            if kind.startswith("assess"):
+                env = None if kind == "assess" else {**os.environ, "PYTHONPATH": str(args.compare.resolve())}
                 with tempfile.TemporaryDirectory() as out:
-                    seconds, rss, _ = _popen_rss([cli, "assess", str(path.parent), "--judge", "rules", "--out", out])
+                    seconds, rss, _, cpu = _popen_rss(
+                        [cli, "assess", str(path.parent), "--judge", "rules", "--out", out], env)
                 result: dict[str, Any] = {"seconds": seconds}
             else:
-                seconds, rss, stdout = _popen_rss([sys.executable, __file__, "--worker", kind, str(path)])
+                seconds, rss, stdout, cpu = _popen_rss([sys.executable, __file__, "--worker", kind, str(path)])
                 result = json.loads(stdout.strip().splitlines()[-1])
+            result["cpu"] = cpu
             result["peak_rss"] = max(rss, result.get("load_peak", 0))
             results[kind].append(result)
-            print(f"round {round_ + 1}: {kind}: {result['seconds']:.2f} s, peak RSS {result['peak_rss'] / MIB:.0f} MiB "
+            print(f"round {round_ + 1}: {kind}: {result['seconds']:.2f} s (CPU {cpu:.2f} s), "
+                  f"peak RSS {result['peak_rss'] / MIB:.0f} MiB "
                   + " ".join(f"{k}={v:.2f}" for k, v in result.items() if k in ("load", "diagnose", "plots", "judge")),
                   file=sys.stderr)
 
@@ -215,32 +226,40 @@ def main() -> None:
 
     print(f"\n{args.steps:,}-step verl JSONL, {len(TRAIN_KEYS)} train metrics + 1 validation metric, "
           f"{size / MIB:.0f} MiB; median of {args.rounds} fresh processes, kinds alternated round by round\n")
-    print("| measure | seconds | ratio | peak RSS |")
-    print("|---|---|---|---|")
+    print("| measure | seconds | ratio | CPU seconds | CPU ratio | peak RSS |")
+    print("|---|---|---|---|---|---|")
     base = median("polars", "seconds") if "polars" in kinds else None
+    base_cpu = median("polars", "cpu") if "polars" in kinds else None
     if base is not None:
-        print(f"| polars.read_ndjson (baseline) | {base:.2f} | 1.00 | {median('polars', 'peak_rss') / MIB:.0f} MiB |")
+        print(f"| polars.read_ndjson (baseline) | {base:.2f} | 1.00 | {base_cpu:.2f} | 1.00 | "
+              f"{median('polars', 'peak_rss') / MIB:.0f} MiB |")
 
     def ratio(seconds: float) -> str:
         return f"{seconds / base:.1f}x" if base else "-"
 
-    if "assess" in kinds:
-        seconds = median("assess", "seconds")
-        print(f"| `assessor assess --judge rules --out DIR` | {seconds:.2f} | {ratio(seconds)} | "
-              f"{median('assess', 'peak_rss') / MIB:.0f} MiB |")
+    def cpu_ratio(seconds: float) -> str:
+        return f"{seconds / base_cpu:.1f}x" if base_cpu else "-"
+
+    for kind, label in (("assess", "`assessor assess --judge rules --out DIR`"),
+                        ("assess@compare", f"same, with {args.compare}")):
+        if kind in kinds:
+            seconds, cpu = median(kind, "seconds"), median(kind, "cpu")
+            print(f"| {label} | {seconds:.2f} | {ratio(seconds)} | {cpu:.2f} | {cpu_ratio(cpu)} | "
+                  f"{median(kind, 'peak_rss') / MIB:.0f} MiB |")
     if "phases" in kinds:
         for phase in ("load", "diagnose", "plots", "judge"):
             seconds = median("phases", phase)
-            print(f"| in one process: {phase} | {seconds:.2f} | {ratio(seconds)} | |")
+            print(f"| in one process: {phase} | {seconds:.2f} | {ratio(seconds)} | | | |")
         both = median("phases", "diagnose") + median("phases", "plots")
-        print(f"| in one process: diagnose + plots | {both:.2f} | {ratio(both)} | |")
+        print(f"| in one process: diagnose + plots | {both:.2f} | {ratio(both)} | | | |")
         print(f"| in one process: all phases | {median('phases', 'seconds'):.2f} | "
-              f"{ratio(median('phases', 'seconds'))} | {median('phases', 'peak_rss') / MIB:.0f} MiB |")
+              f"{ratio(median('phases', 'seconds'))} | | | {median('phases', 'peak_rss') / MIB:.0f} MiB |")
         print(f"\nmemory in one process: peak {median('phases', 'load_peak') / MIB:.0f} MiB while loading, "
               f"{median('phases', 'rss_after_load') / MIB:.0f} MiB after loading; "
               f"diagnose + plots raise the peak by {median('phases', 'diagnose_plots_peak_rise') / MIB:.0f} MiB")
         print(f"\ndecision: {results['phases'][0]['decision']}")
-    print(f"\ncommand: python benchmarks/bench_assess.py --steps {args.steps} --rounds {args.rounds}")
+    compare = f" --compare {args.compare}" if args.compare is not None else ""
+    print(f"\ncommand: python benchmarks/bench_assess.py --steps {args.steps} --rounds {args.rounds}{compare}")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from assessor import load_run
+from assessor.ingest import jsonl, persist
 from assessor.ingest.cache import IngestCache
 from assessor.ingest.persist import DiskStore, default_cache_dir
 from assessor.integrations.watch import WatchConfig, Watcher
@@ -139,3 +141,56 @@ def test_the_cache_lives_under_xdg_cache_home(tmp_path: Path) -> None:
     watcher = Watcher(config)  # a new process, as `watch --once` from cron
     outcome = watcher.check()
     assert watcher.cache.stats.appended == 1 and outcome.step == 119
+
+
+def test_counting_arrays_are_kept_as_their_first_value_and_length(tmp_path: Path) -> None:
+    store = DiskStore(tmp_path)
+    arrays = {
+        "rows": np.arange(5, 100_005, dtype=np.int64), "gaps": np.array([1, 2, 4, 5], dtype=np.int64),
+        "floats": np.arange(10, dtype=np.float64), "short": np.array([3, 4], dtype=np.int64),
+        "empty": np.array([], dtype=np.int64), "down": np.arange(10, 0, -1, dtype=np.int64),
+    }
+    store.save("jsonl", Path("/x/metrics.jsonl"), arrays, {"kind": "test"})
+    (saved,) = tmp_path.glob("*.npz")
+    assert saved.stat().st_size < 10_000  # the 100,000 row numbers are two numbers on disk
+    loaded = store.load("jsonl", Path("/x/metrics.jsonl"))
+    assert loaded is not None
+    assert sorted(loaded[0]) == sorted(arrays)
+    for name, array in arrays.items():
+        np.testing.assert_array_equal(loaded[0][name], array)
+        assert loaded[0][name].dtype == array.dtype
+
+
+def test_a_cache_of_another_version_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run, store = tmp_path / "run", tmp_path / "cache"
+    run.mkdir()
+    write(run / "metrics.jsonl", range(1, 101))
+    monkeypatch.setattr(persist, "CACHE_VERSION", persist.CACHE_VERSION - 1)
+    new_process_load(run, store)
+    monkeypatch.undo()
+    write(run / "metrics.jsonl", range(101, 151))
+    metrics, cache = new_process_load(run, store)
+    assert cache.stats.reread == 1 and cache.stats.appended == 0
+    same_as_fresh(run, metrics)
+
+
+@pytest.mark.parametrize("few_bytes", [0, 1 << 20])
+def test_a_re_check_reads_appended_lines_as_a_fresh_load_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, few_bytes: int,
+) -> None:
+    # appended lines read by polars (few_bytes 0) or, a few of them, by json: the table is the same either way
+    monkeypatch.setattr(jsonl, "_FEW_BYTES", few_bytes)
+    monkeypatch.setattr(jsonl, "_polars_loaded", lambda: False)  # as in a new process: polars not imported yet
+    run, store = tmp_path / "run", tmp_path / "cache"
+    run.mkdir()
+    log = run / "metrics.jsonl"
+    write(log, range(1, 2001))
+    new_process_load(run, store)
+    with log.open("a", encoding="utf-8") as handle:
+        handle.write("\n".join([line(2001), "", json.dumps({"step": 2002, "data": {"actor/kl_loss": None}}),
+                                json.dumps({"step": 2003, "data": {"actor/kl_loss": float("nan")}}), line(2004)])
+                     + "\n")
+    write(log, range(2005, 2100))
+    metrics, cache = new_process_load(run, store)
+    assert cache.stats.appended == 1 and cache.stats.reread == 0
+    same_as_fresh(run, metrics)

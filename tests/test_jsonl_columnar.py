@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from assessor import load_run
+from assessor.ingest import jsonl
 from assessor.ingest.jsonl import READER, JsonlParse
 
 
@@ -54,11 +55,36 @@ MESSY = {
     "mixed_number_and_object": [json.dumps({"step": 1, "x": {"y": 1}}), json.dumps({"step": 2, "x": 3}),
                                 *(json.dumps({"step": s, "z": s}) for s in range(3, 200))],
     "crlf_and_infinity": [json.dumps({"step": s, "v": math.inf if s == 50 else s}) + "\r" for s in range(1, 200)],
+    # A few lines polars reads differently from `json` among many it reads alike: read by `json` in place.
+    "sparse_nulls_nans_and_blank_lines": [
+        "" if s % 97 == 0 else verl_line(s, extra=None if s % 50 == 0 else (math.nan if s % 70 == 0 else s),
+                                         only_null=None if s == 300 else 1.0)
+        for s in range(1, 600)],
+    "a_key_only_null_and_a_key_only_in_null_lines": [
+        json.dumps({"step": s, "loss": 1 / s, "clip": None if s % 40 == 0 else 0.1, "rare": None if s % 45 else s,
+                    "never": None} if s % 40 == 0 or s % 45 == 0 else {"step": s, "loss": 1 / s, "clip": 0.1})
+        for s in range(1, 500)],
+    "a_null_step": [json.dumps({"step": None if s == 77 else s, "loss": 1 / s}) for s in range(1, 400)],
+    "a_byte_order_mark_and_a_non_object_mid_file": [
+        *(json.dumps({"step": s, "loss": s}) for s in range(1, 100)), "\ufeff" + json.dumps({"step": 100, "loss": 1}),
+        "null", "[]", *(json.dumps({"step": s, "loss": s}) for s in range(101, 300))],
+    "text_with_colons_and_a_type_change": [
+        json.dumps({"step": s, "time": f"10:{s % 60:02d}:00", "n": s if s < 250 else s + 0.5}) for s in range(1, 500)],
+    "ends_with_a_null_line": [*(json.dumps({"step": s, "loss": 1 / s}) for s in range(1, 300)),
+                              json.dumps({"step": 300, "loss": None})],
 }
+# Small reads, so that a file spans many chunks and the later ones reuse the columns polars found before.
+SMALL_READS = ["sparse_nulls_nans_and_blank_lines", "a_key_only_null_and_a_key_only_in_null_lines",
+               "a_new_key_appears_late_and_one_goes", "text_with_colons_and_a_type_change", "verl",
+               "resume_with_duplicate_steps"]
 
 
-@pytest.mark.parametrize("name", sorted(MESSY))
-def test_columnar_reading_matches_line_by_line(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize("name", sorted(MESSY) + [f"{name}@4k" for name in SMALL_READS])
+def test_columnar_reading_matches_line_by_line(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    name, _, small = name.partition("@")
+    monkeypatch.setattr(jsonl, "_FEW_BYTES", 0)  # these files are small: polars reads them all the same
+    if small:
+        monkeypatch.setattr(jsonl, "_READ_BYTES", 4096)
     path = tmp_path / f"{name}.jsonl"
     path.write_text("\n".join(MESSY[name]) + "\n", encoding="utf-8")
     read = READER.read(path)

@@ -60,7 +60,8 @@ def latest_all_nonfinite(run: Run, metric: str, k: int = 3) -> bool:
     if not nan_steps:
         return False
     finite_steps = run.series(metric).index.to_numpy()
-    merged = sorted([(s, False) for s in nan_steps] + [(int(s), True) for s in finite_steps])
+    # The last k of both merged are among the last k of each (`series` is in step order): not every step sorted.
+    merged = sorted([(s, False) for s in sorted(nan_steps)[-k:]] + [(int(s), True) for s in finite_steps[-k:]])
     tail = merged[-k:]
     return len(tail) == k and not any(is_finite for _, is_finite in tail)
 

@@ -7,9 +7,10 @@ names, dropping pre-resume duplicates and counting NaN happen once, in `assessor
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -304,36 +305,58 @@ class RecordBuilder:
             ))
         self._singles = {}
 
-    def build(self) -> pd.DataFrame:
-        """The raw long frame: rows grouped by (key, split), file order kept within each group."""
+    def build(self, step_of_row: np.ndarray | None = None, without: Callable[[str], bool] | None = None,
+              ) -> pd.DataFrame:
+        """The raw long frame: rows grouped by (key, split), file order kept within each group.
+
+        Args:
+            step_of_row: when the steps added were row numbers (`RowTable`), each row's step; rows whose step
+                is negative (none) are left out.
+            without: keys to leave out.
+        """
         self.flush()
         categories: dict[str, int] = {}
         codes: list[int] = []
         splits: list[SplitHint] = []
-        counts: list[int] = []
-        steps: list[np.ndarray] = []
-        values: list[np.ndarray] = []
-        times: list[np.ndarray] = []
-        for (key, split), chunks in self._chunks.items():
-            if key in self._text_keys:
-                continue
-            key_steps, key_values, key_times = _join_in_file_order(chunks)
+        groups = [(key, split, _in_file_order(chunks)) for (key, split), chunks in self._chunks.items()
+                  if key not in self._text_keys and (without is None or not without(key))]
+        if not groups:
+            return empty_raw_frame()
+        counts = np.array([sum(len(c.steps) for c in chunks) for _, _, chunks in groups], dtype=np.int64)
+        total = int(counts.sum())
+        # Each column is filled in place, group after group: no per-key copies on the way to the table.
+        steps = np.empty(total, dtype=np.int64)
+        values = np.empty(total, dtype=np.float64)
+        times = np.full(total, np.nan)
+        at = 0
+        for key, split, chunks in groups:
             codes.append(categories.setdefault(key, len(categories)))
             splits.append(split)
-            counts.append(len(key_steps))
-            steps.append(key_steps)
-            values.append(key_values)
-            times.append(key_times)
-        if not counts:
-            return empty_raw_frame()
-        repeat = np.asarray(counts)
-        split_codes = np.array([SPLIT_CODES[s] for s in splits], dtype=np.int8)
+            for chunk in chunks:
+                end = at + len(chunk.steps)
+                if step_of_row is None:
+                    steps[at:end] = chunk.steps
+                elif end > at and int(chunk.steps[-1]) - int(chunk.steps[0]) == end - at - 1 and \
+                        bool(np.all(np.diff(chunk.steps) == 1)):  # a run of rows (a block's column): a copy
+                    steps[at:end] = step_of_row[int(chunk.steps[0]):int(chunk.steps[-1]) + 1]
+                else:
+                    steps[at:end] = step_of_row[chunk.steps]
+                values[at:end] = chunk.values
+                if chunk.wall_time is not None:
+                    times[at:end] = chunk.wall_time
+                at = end
+        split_codes = np.repeat(np.array([SPLIT_CODES[s] for s in splits], dtype=np.int8), counts)
+        key_codes = np.repeat(np.asarray(codes, dtype=code_type(len(categories))), counts)
+        if step_of_row is not None and len(steps) and int(steps.min()) < 0:
+            keep = steps >= 0
+            steps, values, times, split_codes, key_codes = (
+                steps[keep], values[keep], times[keep], split_codes[keep], key_codes[keep])
         return pd.DataFrame({
-            "step": np.concatenate(steps),
-            "key": categorical(np.repeat(np.asarray(codes), repeat), list(categories)),
-            "value": np.concatenate(values),
-            "split": categorical(np.repeat(split_codes, repeat), ["train", "eval"]),
-            "wall_time": np.concatenate(times),
+            "step": steps,
+            "key": categorical(key_codes, list(categories)),
+            "value": values,
+            "split": categorical(split_codes, ["train", "eval"]),
+            "wall_time": times,
         }, copy=False)  # the arrays are fresh: let pandas keep them rather than copy them into blocks
 
     def _to_float(self, key: str, raw: list[Any]) -> np.ndarray | None:
@@ -358,21 +381,27 @@ class RecordBuilder:
         return out
 
 
-def _join_in_file_order(chunks: list[_Chunk]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    def times(chunk: _Chunk) -> np.ndarray:
-        return np.full(len(chunk.steps), np.nan) if chunk.wall_time is None else chunk.wall_time
-
+def _in_file_order(chunks: list[_Chunk]) -> list[_Chunk]:
+    """One key's chunks with their values in file order: as they are when each follows the one before."""
     if len(chunks) == 1:
-        only = chunks[0]
-        return only.steps, only.values, times(only)
+        return chunks
+    if all(len(c.seq) < 2 or bool(np.all(c.seq[1:] > c.seq[:-1])) for c in chunks):
+        ends = [(int(c.seq[0]), int(c.seq[-1])) for c in chunks if len(c.seq)]
+        if all(last < first for (_, last), (first, _) in itertools.pairwise(ends)):
+            return chunks  # the usual case (blocks of rows in file order): no sort, no copy
     seq = np.concatenate([c.seq for c in chunks])
-    steps = np.concatenate([c.steps for c in chunks])
-    values = np.concatenate([c.values for c in chunks])
-    wall = np.concatenate([times(c) for c in chunks])
-    if len(seq) > 1 and not bool(np.all(seq[1:] > seq[:-1])):
-        order = np.argsort(seq, kind="stable")
-        steps, values, wall = steps[order], values[order], wall[order]
-    return steps, values, wall
+    order = np.argsort(seq, kind="stable")
+    timed = any(c.wall_time is not None for c in chunks)
+    wall = np.concatenate([np.full(len(c.steps), np.nan) if c.wall_time is None else c.wall_time for c in chunks])
+    return [_Chunk(seq[order], np.concatenate([c.steps for c in chunks])[order],
+                   np.concatenate([c.values for c in chunks])[order], wall[order] if timed else None)]
+
+
+def code_type(categories: int) -> type[np.signedinteger[Any]]:
+    """The narrowest integer type for codes of `categories` labels (pandas would narrow a wider one by copying)."""
+    if categories <= np.iinfo(np.int8).max:
+        return np.int8
+    return np.int16 if categories <= np.iinfo(np.int16).max else np.int32
 
 
 def categorical(codes: np.ndarray, categories: list[str]) -> pd.Categorical[str]:

@@ -42,7 +42,7 @@ from assessor.ingest.persist import DiskStore, source_from_state, source_state
 # Every reader's warning about a partial last line or record says this (see jsonl, csv_log, console,
 # tensorboard, trl_state); a watch leaves such a record for the next check rather than warning about it.
 STILL_WRITING = "the run may still be writing"
-_READ_CHUNK = 1 << 24
+_READ_CHUNK = 1 << 22  # as the JSONL reader reads (see `jsonl._READ_BYTES`)
 _GUARD_BYTES = 64
 # Formats rewritten whole by their writer: a reading that came back incomplete is a rewrite in progress.
 _REWRITTEN_WHOLE = frozenset({"trl_state"})

@@ -14,12 +14,15 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData, as_int
-from assessor.ingest.tables import RowTable, step_rank
+from assessor.ingest.tables import KIND_COLUMNS, NAME_COLUMNS, RowTable, step_rank
 
 # W&B bookkeeping columns: never metrics.
 _TRACKER_COLUMNS = frozenset({"_step", "_runtime", "_timestamp", "_wandb"})
@@ -28,6 +31,10 @@ _GPU_HEADER_HINTS = ("utilization.gpu", "memory.used", "power.draw")
 # A cell this long on average is prose (prompts, completions): the file is a data or samples table.
 _PROSE_CHARS = 40
 _BIG_TABLE_BYTES = 64 * 2**20
+# From this size a plain step log is read into columns by polars (below it, the csv module is done first).
+_COLUMNAR_BYTES = 1 << 20
+# A cell polars and `float` read alike: plain decimal notation.
+_PLAIN_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
 
 
 class CsvReader:
@@ -47,9 +54,15 @@ class CsvReader:
         dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
         try:
             _refuse_big_tables(path, dialect)
-            text = path.read_text(encoding="utf-8-sig", errors="replace")
+            data = path.read_bytes()
         except OSError as error:
             raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror}); check its permissions") from error
+        if len(data) >= _COLUMNAR_BYTES:
+            read = _read_columns(path, data, dialect.delimiter)
+            if read is not None:
+                return read
+        # As `read_text` decodes: newlines made "\n" (the csv module reads the text the same either way).
+        text = data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
         rows, unreadable = read_rows(text, dialect)
         if not rows:
             raise UnreadableSourceError(f"{path}: empty file; wait for the run to log its first step")
@@ -136,7 +149,132 @@ def _read_step_log(path: Path, header: list[str], body: list[list[str]], warning
     )
 
 
-def _holds_prose(header: list[str], body: list[list[str]]) -> bool:
+def _read_columns(path: Path, data: bytes, delimiter: str) -> SourceData | None:
+    """A plain step log read into columns by polars; None when it needs the csv module's exact rules.
+
+    Plain: no quote (quoted fields are where CSV parsers differ), no NUL, no bare carriage return, no line longer
+    than the csv module's field limit, no row longer than the header, a header without repeated names, kind or
+    long-form columns or tracker-export columns. What is read is what `_read_step_log` reads row by row: blank
+    rows skipped, a half-written last line dropped, the newest run after a `total_steps` change, empty cells not
+    logged, numbers as `float` reads them and anything else through `parse_number` (see `RecordBuilder`).
+    """
+    try:
+        import polars as pl
+    except ImportError:
+        return None
+    if b'"' in data or b"\0" in data or data.count(b"\r") != data.count(b"\r\n"):
+        return None
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))
+    if len(ends) and int(np.max(np.diff(ends, prepend=-1))) > csv.field_size_limit():
+        return None
+    if len(data) - (int(ends[-1]) + 1 if len(ends) else 0) > csv.field_size_limit():
+        return None
+    first = data[:int(ends[0])] if len(ends) else data
+    header = [c.strip() for c in first.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
+              .rstrip("\r").split(delimiter)]
+    named = [c for c in header if c]
+    if len(set(named)) != len(named) or {c.lower() for c in named} & {*KIND_COLUMNS, *NAME_COLUMNS} or \
+            any(_TRACKER_SEPARATOR in c for c in named):
+        return None
+    total_index = header.index("total_steps") if "total_steps" in header else None
+    options: dict[str, Any] = {"has_header": False, "skip_rows": 1, "quote_char": None, "separator": delimiter,
+                               "encoding": "utf8-lossy", "new_columns": [f"c{i}" for i in range(len(header))]}
+    try:  # numbers parsed natively; a column polars cannot type from its first rows is read again as text
+        frame = pl.read_csv(io.BytesIO(data), **options, schema_overrides={f"c{total_index}": pl.String}
+                            if total_index is not None else None)
+    except Exception:
+        try:
+            frame = pl.read_csv(io.BytesIO(data), **options, infer_schema=False)
+        except Exception:  # a row longer than the header, or anything else polars refuses: the csv module reads it
+            return None
+    if frame.width != len(header):
+        return None
+    present: list[pl.Expr] = []
+    for name, dtype in frame.schema.items():
+        if dtype == pl.String:
+            present.append(pl.col(name).str.strip_chars().fill_null("") != "")
+        elif dtype.is_numeric() or dtype == pl.Null:
+            present.append(pl.col(name).is_not_null())
+        else:
+            return None  # booleans, dates: the csv module's reading of them is the one to keep
+    filled = frame.select(pl.any_horizontal(present) if present else pl.lit(False)).to_series().to_numpy()
+    body_rows = np.flatnonzero(filled)  # rows with something in them, as `read` keeps them
+    warnings: list[str] = []
+    if len(body_rows) and not data.endswith((b"\n", b"\r")):
+        last = _last_cells(data, delimiter)
+        if last is None:
+            return None
+        if last < len(header):
+            warnings.append(f"{path.name}: last line is incomplete (the run may still be writing); ignored it")
+            body_rows = body_rows[:-1]
+    facts: dict[str, tuple[Any, str]] = {}
+    if total_index is not None and len(body_rows):
+        totals = frame.to_series(total_index).fill_null("").to_numpy()[body_rows]
+        changes = np.flatnonzero(totals[1:] != totals[:-1]) + 1
+        last_change = int(changes[-1]) if len(changes) else 0
+        if last_change:
+            warnings.append(
+                f"{path.name}: a new run starts at line {last_change + 2} (total_steps {totals[last_change - 1]} -> "
+                f"{totals[last_change]}); read the newest run and dropped {last_change} earlier rows"
+            )
+            body_rows = body_rows[last_change:]
+        planned = as_int(str(totals[-1]))
+        if planned:
+            facts["planned_total_steps"] = (planned, f"{path.name}: total_steps")
+    if not len(body_rows):
+        raise UnreadableSourceError(f"{path}: header only, no logged steps yet; assess again after the first step")
+    table = RowTable(path.name)
+    columns: list[tuple[str, np.ndarray | list[Any], np.ndarray]] = []
+    body = frame if len(body_rows) == frame.height else frame[body_rows.tolist()]
+    for index, name in enumerate(header):
+        if index == total_index or not name or name in _TRACKER_COLUMNS:
+            continue
+        column = body.to_series(index)
+        if column.dtype == pl.String:
+            column = column.str.strip_chars()
+            offsets = np.flatnonzero((column.fill_null("") != "").to_numpy())
+            cells = column.gather(offsets)
+            # Plain decimal numbers are read by polars; a column with anything else goes through `float` and
+            # `parse_number` cell by cell (`RecordBuilder.add_values`), as a row would.
+            plain = bool(cells.str.contains(_PLAIN_NUMBER).all())
+            numbers = cells.cast(pl.Float64, strict=False) if plain else None
+            if numbers is not None and not numbers.null_count():
+                columns.append((name, numbers.to_numpy(), offsets))
+            else:
+                columns.append((name, cells.to_list(), offsets))
+        elif column.dtype != pl.Null:
+            offsets = np.flatnonzero(column.is_not_null().to_numpy()) if column.null_count() else \
+                np.arange(len(column), dtype=np.int64)
+            columns.append((name, column.cast(pl.Float64).to_numpy()[offsets], offsets))
+    table.add_block(len(body_rows), columns)
+    built = table.build()
+    if built.step_column is None and _holds_prose(
+            header, body.head(200).select(pl.all().cast(pl.String).fill_null("")).rows()):
+        raise UnreadableSourceError(
+            f"{path}: no step column and long text in its cells: a data or samples table, not a metric log"
+        )
+    if built.frame.empty:
+        raise UnreadableSourceError(f"{path}: no numeric columns; a metric log needs a step column and numbers")
+    if "reward_avg" in header and "avg_response_len" in header:
+        facts["framework"] = ("reasoning_from_scratch", f"{path.name}: column names")
+        facts["algorithm"] = ("grpo", f"{path.name}: reasoning-from-scratch GRPO scripts")
+    return SourceData(
+        path=path, format="csv", frame=built.frame, facts=facts, warnings=warnings + built.warnings,
+        notes=built.notes, steps_inferred=built.steps_inferred,
+    )
+
+
+def _last_cells(data: bytes, delimiter: str) -> int | None:
+    """How many cells the last line with something in it holds (the file has no quotes); None: not near the end."""
+    separator = delimiter.encode()
+    tail = data[-(1 << 16):].split(b"\n")
+    for line in reversed(tail if len(data) <= 1 << 16 else tail[1:]):  # (the first may be part of a line)
+        if line.replace(separator, b"").strip():
+            return line.count(separator) + 1
+    return None
+
+
+def _holds_prose(header: list[str], body: Sequence[Sequence[str]]) -> bool:
     for i in range(len(header)):
         cells = [row[i] for row in body[:200] if i < len(row) and row[i].strip()]
         if cells and sum(len(c) for c in cells) / len(cells) > _PROSE_CHARS:

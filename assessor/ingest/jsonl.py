@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -31,12 +33,15 @@ _REWARD_KEYS = ("score", "reward", "rewards")
 SAMPLES_KEPT = 16
 _DIGITS = re.compile(r"(\d+)(?!.*\d)")
 _NESTED_KEYS = ("data", "metrics", "logs")
-_READ_BYTES = 1 << 24
+_READ_BYTES = 1 << 22  # 4 MiB: polars keeps the memory it parsed a chunk in; bigger chunks are no faster
 _NEWLINE = 10
 # Tokens polars refuses (`NaN`, `Infinity`, a byte-order mark): lines holding one are parsed by `json`.
 _REFUSED = (b"NaN", b"Infinity", b"\xef\xbb\xbf")
+# A null value, which polars reads as a missing key: lines holding one are read by `json` (see `_feed_chunk`).
+_NULL = re.compile(rb"null")
 _MOSTLY_DIRTY = 16  # one line in 16 needing `json`: parse the whole chunk with it
 _SMALLEST_BLOCK = 64
+_FEW_BYTES = 1 << 20
 
 if TYPE_CHECKING:
     import polars as pl
@@ -98,6 +103,7 @@ class JsonlParse:
         self.first_sample: dict[str, Any] | None = None
         self.unread = b""  # after a rollout dump's first record: the bytes not parsed yet
         self.rows_only = False  # rows that name their kind or metric: parsed one by one (see `feed_bytes`)
+        self._schema: pl.Schema | None = None  # the columns polars found in the last chunk (not kept in `state`)
 
     def feed(self, lines: Iterable[str]) -> bool:
         """Parse more lines; True when the file turned out to be a rollout dump (`first_sample` holds its start)."""
@@ -119,7 +125,10 @@ class JsonlParse:
         if not chunk:
             return False
         lone_cr = b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n")
-        if lone_cr or _polars() is None:  # a bare "\r" ends a line in text mode: read as text
+        # A bare "\r" ends a line in text mode: read as text. So are a few lines appended to a file read before
+        # (what a watch finds since its last check): `json` reads them in less time than importing polars takes.
+        few = self.rows and len(chunk) < _FEW_BYTES and not _polars_loaded()
+        if lone_cr or few or _polars() is None:
             return self._feed_text(chunk)
         ends = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == _NEWLINE)
         starts = np.concatenate(([0], ends + 1))
@@ -137,12 +146,95 @@ class JsonlParse:
             return self._feed_text(chunk[int(starts[line]):] if line < count else b"")
         if line < count:
             lines = _Lines(chunk, starts)
+            if self._feed_chunk(lines, line, count):
+                return False
             # JSON null and a missing key look alike in columns: lines holding a null go to `json`
             nulls = lines.with_tokens(line, count, (b"null",))
             if len(nulls) * _MOSTLY_DIRTY > count - line:
                 return self._feed_text(lines.span(line, count))
             self._around(lines, line, count, nulls, lambda a, b: self._feed_block(lines, a, b, scanned=False))
         return False
+
+    def _feed_chunk(self, lines: _Lines, first: int, stop: int) -> bool:
+        """Lines `first` to `stop` in one polars call; False (nothing read) when they need the careful path.
+
+        The few lines polars would read differently from `json` (a null, which columns cannot tell from a
+        missing key; `NaN` or `Infinity`, which polars refuses; blank lines, which it skips; a byte-order mark)
+        are replaced by `{}` for polars and parsed by `json` on their own, then written into the columns at
+        their row. Anything this cannot mirror exactly (text or flags in such a line, rows that name their kind,
+        a null step, types polars cannot unify) leaves the chunk to `_around`, which reads it in smaller blocks.
+        """
+        lengths = np.diff(np.append(lines.starts[first:stop], lines.end(stop)))
+        short = np.flatnonzero(lengths <= 3) + first  # blank lines ("", "\r\n"): polars skips them
+        special = np.union1d(lines.with_null_values(first, stop), short).astype(np.int64)
+        read = self._chunk_with_json_lines(lines, first, stop, special)
+        if read is None:  # refused; the usual reason is a NaN or Infinity token (searched for only now: it is rare)
+            refused = lines.with_tokens(first, stop, _REFUSED)
+            if not len(refused):
+                return False
+            read = self._chunk_with_json_lines(lines, first, stop, np.union1d(special, refused).astype(np.int64))
+            if read is None:
+                return False
+        count = stop - first
+        columns, unvalued, dropped, bad = read
+        keep = np.ones(count, dtype=bool)
+        keep[dropped] = False
+        if dropped:  # rows of no record: the rows after them move up, as `_feed_line` never counts them
+            new_row = np.cumsum(keep) - 1
+            columns = [(name, values, new_row[offsets]) for name, values, offsets in columns]
+        self.bad_lines.extend(self.last_line + row + 1 for row in bad)
+        kept = int(keep.sum())
+        self.table.add_block(kept, columns, unvalued)
+        self.rows += kept
+        self.last_line += count
+        return True
+
+    def _chunk_with_json_lines(
+        self, lines: _Lines, first: int, stop: int, special: np.ndarray,
+    ) -> tuple[list[tuple[str, np.ndarray | list[Any], np.ndarray]], set[str], list[int], list[int]] | None:
+        """The columns of lines `first`..`stop` with the `special` lines read by `json`; None if it cannot be.
+
+        Also returns the rows that hold no record (blank lines, non-objects, not JSON) and, of them, the bad ones.
+        """
+        count = stop - first
+        if len(special) * _MOSTLY_DIRTY > count:
+            return None
+        records: dict[int, dict[str, Any]] = {}  # row in the chunk -> the flat record `json` reads there
+        dropped: list[int] = []  # rows that are no record at all (blank, not JSON, not an object) ...
+        bad: list[int] = []  # ... and of them, the lines `_feed_line` counts as not JSON
+        pieces: list[bytes] = []
+        at = first
+        for index in special.tolist():
+            pieces.append(lines.span(at, index))
+            pieces.append(b"{}\n")
+            at = index + 1
+            row = index - first
+            text = lines.span(index, index + 1).decode("utf-8", errors="replace").strip()
+            if not text:
+                dropped.append(row)
+                continue
+            try:
+                record = json.loads(text)
+                flat = _flat_record(record) if isinstance(record, dict) else None
+            except (json.JSONDecodeError, RecursionError):
+                dropped.append(row)
+                bad.append(row)
+                continue
+            if flat is None:
+                dropped.append(row)
+                continue
+            if _names_its_rows(flat) or not all(_patchable(key, value) for key, value in flat.items()):
+                return None
+            records[row] = flat
+        pieces.append(lines.span(at, stop))
+        placeholders = np.zeros(count, dtype=bool)
+        placeholders[special - first] = True
+        data = b"".join(pieces) if len(pieces) > 1 else pieces[0]
+        built = _chunk_columns(data, count, placeholders, records, self._schema)
+        if built is None:
+            return None
+        self._schema = built[2]
+        return built[0], built[1], dropped, bad
 
     def _feed_text(self, chunk: bytes) -> bool:
         lines = io.StringIO(chunk.decode("utf-8", errors="replace"), newline=None)
@@ -313,6 +405,11 @@ def _names_its_rows(flat: dict[str, Any]) -> bool:
     return VALUE_COLUMN in lowered and any(isinstance(lowered.get(k), str) for k in NAME_COLUMNS)
 
 
+def _polars_loaded() -> bool:
+    """Whether polars is imported already (then even a few lines cost nothing more in it)."""
+    return "polars" in sys.modules
+
+
 def _polars() -> Any:
     """polars, imported on first use (None when it cannot be imported: the reader falls back to `json`)."""
     try:
@@ -320,6 +417,108 @@ def _polars() -> Any:
     except ImportError:
         return None
     return polars
+
+
+def _patchable(key: str, value: Any) -> bool:
+    """Whether a value `json` read can be written into the float columns as `_feed_line` would read it."""
+    if value is None:
+        return step_rank(key) is None  # a null step is no step for `RowTable.add`, but NaN for a block
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _keys_read(frame: pl.DataFrame) -> int:
+    """How many `"key": value` pairs the frame holds (no value is null: lines with a null are read by `json`)."""
+    import polars as pl
+
+    def present(series: pl.Series) -> int:
+        count = len(series) - series.null_count()
+        if isinstance(series.dtype, pl.Struct):
+            fields = series.struct.unnest()
+            count += sum(present(fields[name]) for name in fields.columns)
+        return count
+
+    return sum(present(frame[name]) for name in frame.columns)
+
+
+def _chunk_columns(
+    data: bytes, count: int, placeholders: np.ndarray, records: Mapping[int, Mapping[str, Any]],
+    schema: pl.Schema | None = None,
+) -> tuple[list[tuple[str, np.ndarray | list[Any], np.ndarray]], set[str], pl.Schema] | None:
+    """`count` lines read by polars (`placeholders` rows are `{}`), with the `records` `json` read written in.
+
+    `schema`, the columns of the chunk before, saves polars a pass inferring them; it is used only when the
+    frame read with it holds as many keys as the text has (`"key":` counted in the bytes), so a key new in this
+    chunk is never dropped. Returns the columns as `RowTable.add_block` takes them, the names of those with no
+    value but null, and the frame's schema; or None when polars refuses the lines or the records cannot be
+    written into its columns as they are.
+    """
+    pl = _polars()
+    frame = None
+    if schema is not None:  # the last chunk's columns: read in one pass, checked below to hold every key
+        try:
+            frame = pl.read_ndjson(io.BytesIO(data), schema=schema)
+        except Exception:  # a value of another type than before: infer the columns again
+            frame = None
+        # Every `"key":` has a colon; text may hold more (a time of day), so the exact count settles a difference.
+        keys = _keys_read(frame) if frame is not None else -1
+        if keys != data.count(b":") and keys != data.count(b'":'):
+            frame = None  # a key the schema does not have (polars drops it without a word), or a key in text
+    if frame is None:
+        try:
+            frame = pl.read_ndjson(io.BytesIO(data), infer_schema_length=None)
+        except Exception:  # polars raises several error types for input it refuses; the caller reads it in blocks
+            return None
+    if frame.height != count:
+        return None
+    try:
+        flat = _flat_frame(frame, placeholders)
+    except RecursionError:
+        return None
+    if flat is None:
+        return None
+    patches: dict[str, list[tuple[int, float | None]]] = {}
+    for row, record in records.items():
+        for key, value in record.items():
+            patches.setdefault(key, []).append((row, value))
+    out: list[tuple[str, np.ndarray | list[Any], np.ndarray]] = []
+    unvalued: set[str] = set()
+    named = set()
+    for name, series in flat:
+        named.add(name)
+        patch = patches.get(name, [])
+        dtype = series.dtype
+        if dtype == pl.String and name.strip().lower() in (*KIND_COLUMNS, *NAME_COLUMNS):
+            return None  # rows that name their kind or metric are read row by row
+        if not (dtype.is_numeric() or dtype == pl.Null):
+            if patch:
+                return None
+            if dtype in (pl.String, pl.Boolean):  # lists and other types are not curves (as `_flatten` says)
+                has = series.is_not_null()
+                out.append((name, series.filter(has).to_list(), np.flatnonzero(has.to_numpy())))
+            continue
+        nulls = series.null_count()
+        if not patch and not nulls:
+            out.append((name, series.cast(pl.Float64).to_numpy(), np.arange(count, dtype=np.int64)))
+            continue
+        values = np.array(series.cast(pl.Float64).to_numpy(), dtype=np.float64)  # a writable copy, NaN for null
+        present = np.array(series.is_not_null().to_numpy(), dtype=bool)
+        valued = nulls < count
+        for row, value in patch:
+            values[row] = math.nan if value is None else float(value)
+            present[row] = True
+            valued = valued or value is not None
+        offsets = np.flatnonzero(present)
+        if not valued:
+            unvalued.add(name)
+        out.append((name, values[offsets], offsets))
+    for name in patches.keys() - named:  # keys only the `json` lines hold
+        rows = np.array([row for row, _ in patches[name]], dtype=np.int64)
+        numbers = np.array([math.nan if v is None else float(v) for _, v in patches[name]], dtype=np.float64)
+        order = np.argsort(rows, kind="stable")
+        if all(v is None for _, v in patches[name]):
+            unvalued.add(name)
+        out.append((name, numbers[order], rows[order]))
+    return out, unvalued, frame.schema
 
 
 class _Lines:
@@ -331,8 +530,23 @@ class _Lines:
 
     def span(self, first: int, stop: int) -> bytes:
         """The bytes of lines `first` to `stop` (exclusive)."""
-        end = int(self.starts[stop]) if stop < len(self.starts) else len(self.chunk)
-        return self.chunk[int(self.starts[first]):end]
+        if first >= stop:
+            return b""
+        return self.chunk[int(self.starts[first]):self.end(stop)]
+
+    def end(self, stop: int) -> int:
+        """Where line `stop` starts (the end of the chunk for the last)."""
+        return int(self.starts[stop]) if stop < len(self.starts) else len(self.chunk)
+
+    def with_null_values(self, first: int, stop: int) -> np.ndarray:
+        """The lines among `first`..`stop` holding a null value (`: null`; or perhaps one: never too few)."""
+        found = []
+        for match in _NULL.finditer(self.chunk, int(self.starts[first]), self.end(stop)):  # rare: a cheap search
+            before = self.chunk[max(0, match.start() - 16):match.start()].rstrip()
+            if not before or before.endswith(b":"):  # not a key's name (`"only_null": 1`) nor text
+                found.append(match.start())
+        lines = np.searchsorted(self.starts, np.asarray(found, dtype=np.int64), side="right") - 1
+        return np.unique(lines)
 
     def with_tokens(self, first: int, stop: int, tokens: tuple[bytes, ...]) -> np.ndarray:
         """The lines among `first`..`stop` that hold one of `tokens` (sorted)."""
@@ -394,13 +608,17 @@ def _column_values(
     return out
 
 
-def _flat_frame(frame: pl.DataFrame) -> list[tuple[str, pl.Series]] | None:
-    """`_flat_record` on columns: verl's `data` unwrapped beside the step keys, other objects as `a/b` names."""
+def _flat_frame(frame: pl.DataFrame, placeholders: np.ndarray | None = None) -> list[tuple[str, pl.Series]] | None:
+    """`_flat_record` on columns: verl's `data` unwrapped beside the step keys, other objects as `a/b` names.
+
+    `placeholders` marks rows that stand for lines read elsewhere (their null `data` says nothing).
+    """
     import polars as pl
 
     for nested in _NESTED_KEYS:
         if nested in frame.columns and isinstance(frame[nested].dtype, pl.Struct):
-            if frame[nested].null_count():
+            missing = frame[nested].null_count()
+            if missing and (placeholders is None or bool((frame[nested].is_null().to_numpy() & ~placeholders).any())):
                 return None  # some rows wrap their values and some do not: row by row
             outer = [(c, frame[c]) for c in frame.columns if c != nested and step_rank(c) is not None]
             inner = _flat_series(frame[nested], "")

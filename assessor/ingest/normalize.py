@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from assessor.ingest.aliases import resolve
-from assessor.ingest.base import SourceData, categorical
+from assessor.ingest.base import SourceData, categorical, code_type
 from assessor.run import empty_metrics
 
 # When two files log the same metric to the same last step with the same precision, prefer the file the trainer
@@ -114,9 +114,9 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
     key_codes = frame["key"].cat.codes.to_numpy()
     categories = list(frame["key"].cat.categories)
     split_codes = frame["split"].cat.codes.to_numpy()  # -1 no hint, 0 train, 1 eval
-    # Rows come grouped by (key, split hint) in file order; find the group boundaries once.
-    group_id = key_codes.astype(np.int64) * 4 + split_codes.astype(np.int64) + 1
-    bounds = np.flatnonzero(np.diff(group_id)) + 1
+    # Rows come grouped by (key, split hint) in file order; find the group boundaries once (on the narrow codes:
+    # a wide group number would cost 8 bytes a row).
+    bounds = np.flatnonzero((key_codes[1:] != key_codes[:-1]) | (split_codes[1:] != split_codes[:-1])) + 1
     starts = np.concatenate(([0], bounds))
     ends = np.concatenate((bounds, [len(frame)]))
 
@@ -450,18 +450,20 @@ def _assemble(pieces: list[Piece]) -> pd.DataFrame:
     if not pieces:
         return empty_metrics()
     pieces.sort(key=lambda p: (p.split != "train", p.metric))
-    counts = np.array([len(p.steps) for p in pieces])
-    index = np.repeat(np.arange(len(pieces)), counts)
+    counts = np.array([len(p.steps) for p in pieces], dtype=np.int64)
 
     def labels(values: list[str]) -> pd.Categorical[str]:
         unique = list(dict.fromkeys(values))
         lookup = {label: i for i, label in enumerate(unique)}
-        return categorical(np.array([lookup[x] for x in values])[index], unique)
+        # Codes repeated in the narrowest type: a wide one would cost 8 bytes a row on the way.
+        codes = np.array([lookup[x] for x in values], dtype=code_type(len(unique)))
+        return categorical(np.repeat(codes, counts), unique)
 
     return pd.DataFrame({
         "step": np.concatenate([p.steps for p in pieces]).astype(np.int64, copy=False),
         "metric": labels([p.metric for p in pieces]),
-        "split": categorical(np.array([0 if p.split == "train" else 1 for p in pieces])[index], ["train", "eval"]),
+        "split": categorical(np.repeat(np.array([0 if p.split == "train" else 1 for p in pieces], dtype=np.int8),
+                                       counts), ["train", "eval"]),
         "value": np.concatenate([p.values for p in pieces]).astype(np.float64, copy=False),
         "source_key": labels([p.source_key for p in pieces]),
         "source": labels([p.source for p in pieces]),

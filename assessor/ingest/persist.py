@@ -23,7 +23,7 @@ import pandas as pd
 from assessor.ingest.base import SourceData, categorical
 from assessor.run import Sample
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: integer arrays that count up by one are kept as their first value and length
 _HEADER = "__header__"
 
 
@@ -53,7 +53,7 @@ class DiskStore:
                 if not isinstance(header, dict) or header.get("version") != CACHE_VERSION or \
                         header.get("reader") != reader_name or header.get("path") != str(path):
                     return None
-                arrays = {name: saved[name] for name in saved.files if name != _HEADER}  # read while open
+                arrays = _unpacked({name: saved[name] for name in saved.files if name != _HEADER})  # while open
         except FileNotFoundError:
             return None
         except Exception:  # corrupt, cut short, foreign: any failure to read means "no cache", never an error
@@ -72,7 +72,7 @@ class DiskStore:
         try:
             self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd, temporary = tempfile.mkstemp(prefix=".cache.", suffix=".npz", dir=self.root)
-            contents = {_HEADER: np.frombuffer(encoded, dtype=np.uint8), **arrays}
+            contents = {_HEADER: np.frombuffer(encoded, dtype=np.uint8), **_packed(arrays)}
             savez: Any = np.savez  # numpy's stub types the keyword arrays as its own flags
             with os.fdopen(fd, "wb") as handle:
                 savez(handle, **contents)
@@ -80,6 +80,33 @@ class DiskStore:
         except OSError:
             if temporary is not None:
                 Path(temporary).unlink(missing_ok=True)
+
+
+_RUN = "@run"  # a name ending so holds (first, length) of an array that counts up by one (row and sequence numbers)
+
+
+def _packed(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The arrays to write, each integer array that counts up by one as its first value and length."""
+    out: dict[str, np.ndarray] = {}
+    for name, array in arrays.items():
+        if array.dtype == np.int64 and array.ndim == 1 and len(array) > 2 and \
+                int(array[-1]) - int(array[0]) == len(array) - 1 and bool(np.all(np.diff(array) == 1)):
+            out[name + _RUN] = np.array([array[0], len(array)], dtype=np.int64)
+        else:
+            out[name] = array
+    return out
+
+
+def _unpacked(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The arrays `_packed` was given."""
+    out: dict[str, np.ndarray] = {}
+    for name, array in arrays.items():
+        if name.endswith(_RUN):
+            first, length = (int(v) for v in array)
+            out[name[:-len(_RUN)]] = np.arange(first, first + length, dtype=np.int64)
+        else:
+            out[name] = array
+    return out
 
 
 def source_state(data: SourceData) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,22 +159,33 @@ class RowTable:
             table._layouts[tuple(keys)] = _Layout(tuple(steps), kind, name, value, frozenset(skip))
         return table
 
-    def add_block(self, length: int, columns: Sequence[tuple[str, np.ndarray | list[Any], np.ndarray]]) -> None:
+    def add_block(
+        self, length: int, columns: Sequence[tuple[str, np.ndarray | list[Any], np.ndarray]],
+        unvalued: Collection[str] = (),
+    ) -> None:
         """Add `length` rows at once, column by column: what `add` does for each row of a plain table.
 
         Each column is (name, its values where the row has the key, the row offsets within the block of those
-        values). Values are floats (absent: the row lacks the key; JSON null is never in a block) or raw values
-        (text, bools). The caller keeps rows that name their kind or are in long form for `add`.
+        values). Values are floats (absent: the row lacks the key; NaN: a JSON null or NaN) or raw values
+        (text, bools); `unvalued` names the columns whose only values are JSON nulls (not a value: a column
+        null on every row is read as not logged). The caller keeps rows that name their kind or are in long
+        form for `add`.
         """
         first = self.rows
         self.rows += length
         seq = self.builder.reserve(length)
+        # A column on every row of the block (the usual case) shares one array of rows and one of sequence
+        # numbers with the others: 8 bytes a value kept until `build`, not 24.
+        every_row = np.arange(first, first + length, dtype=np.int64)
+        every_seq = every_row + (seq - first)
         for name, values, offsets in columns:
             self._columns_seen.add(name)
             if not len(offsets):
                 continue
-            self._valued.add(name)
-            rows = offsets + first
+            if name not in unvalued:
+                self._valued.add(name)
+            dense = len(offsets) == length  # offsets are sorted and distinct: all of 0..length-1
+            rows = every_row if dense else offsets + first
             lowered = name.strip().lower()
             is_flag = isinstance(values, list) and all(isinstance(v, bool) for v in values)
             if step_rank(name) is not None:
@@ -182,7 +193,7 @@ class RowTable:
                 if lowered in STEP_NAMES or lowered == _LAST_RESORT:
                     continue
             if not is_flag:  # JSON true/false: settings echoed per row, not curves
-                self.builder.add_values(name, offsets + seq, rows, values)
+                self.builder.add_values(name, every_seq if dense else offsets + seq, rows, values)
 
     def _add_steps(self, name: str, values: np.ndarray | list[Any], rows: np.ndarray) -> None:
         if isinstance(values, np.ndarray):
@@ -245,34 +256,24 @@ class RowTable:
         """The raw frame with real steps; rows without a step are dropped (and said)."""
         warnings: list[str] = []
         notes: list[str] = []
-        frame = self.builder.build()
         counters = {k for k in self._steps if k not in self._not_steps} - set(STEP_NAMES)
         # null on every row: a field this loop does not fill (`clip_fraction: null` without clipping), not a NaN
         never = {k for layout in self._layouts for k in layout if k not in self._valued}
         never |= self._columns_seen - self._valued
-        if (counters or never) and len(frame):  # `grpo_step` was kept as a value until it proved to be a counter
-            drop = counters | never
-            names = [str(k) for k in frame["key"].cat.categories]
-            dropped = [i for i, k in enumerate(names) if k in drop or k.rpartition("/")[2] in drop]
-            frame = frame[~np.isin(frame["key"].cat.codes.to_numpy(), dropped)]
+        drop = counters | never  # `grpo_step` was kept as a value until it proved to be a counter
         if never:
             notes.append(f"null on every row, so read as not logged: {', '.join(sorted(never)[:10])}")
         for name in self._not_steps:
             self._steps.pop(name, None)
         by_row, column = self._step_of_rows(warnings)
-        if len(frame):
-            steps = by_row[frame["step"].to_numpy()]
-            keep = steps >= 0
-            if not keep.all():
-                frame = frame[keep]
-                steps = steps[keep]
-            frame = frame.assign(step=steps.astype(np.int64))
+        # The builder's steps are row numbers: it maps them to real steps as it lays out the frame.
+        frame = self.builder.build(by_row, (lambda k: k in drop or k.rpartition("/")[2] in drop) if drop else None)
         if self.builder.non_numeric:
             warnings.append(f"{self.name}: non-numeric values ignored in {sorted(self.builder.non_numeric)[:8]}")
         kinds = sorted(self._kinds)
         if kinds:
             notes.append(f"rows of kinds {', '.join(kinds)}: each metric is named <kind>/<metric>")
-        return Built(frame.reset_index(drop=True), column, warnings, notes, kinds)
+        return Built(frame, column, warnings, notes, kinds)
 
     def _step_of_rows(self, warnings: list[str]) -> tuple[np.ndarray, str | None]:
         """Each row's step (-1 for none) and the column it came from (None: row order)."""
