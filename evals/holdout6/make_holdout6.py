@@ -51,7 +51,7 @@ WALL0 = 1_748_000_000.0  # fixed clock (May 2025)
 
 def curve(knots, T, sm):
     s = np.arange(T + 1, dtype=float)
-    xs, ys = zip(*knots)
+    xs, ys = zip(*knots, strict=False)
     out = np.empty(T + 1)
     # piecewise linear, allowing a repeated step for a jump
     for i in range(len(knots) - 1):
@@ -298,7 +298,8 @@ def tqdm_bar(i, total, secs):
     pct = int(100 * i / total)
     el = int(i * secs)
     rem = int((total - i) * secs)
-    f = lambda t: f"{t // 3600:02d}:{t % 3600 // 60:02d}:{t % 60:02d}" if t >= 3600 else f"{t // 60:02d}:{t % 60:02d}"
+    def f(t):
+        return f"{t // 3600:02d}:{t % 3600 // 60:02d}:{t % 60:02d}" if t >= 3600 else f"{t // 60:02d}:{t % 60:02d}"
     return f"{pct:3d}%|{'█' * (pct // 10):<10}| {i}/{total} [{f(el)}<{f(rem)}, {secs:.2f}s/it]"
 
 
@@ -410,7 +411,7 @@ def np_repr(v):
 def verl_console(sim, d, *, old=False, np2=True, val_keys=None, ckpt_every=None, proj="verl_grpo", exp="exp",
                  ppo=False, rm=False, kl_loss=True, noise_lines=True):
     lines = ["(TaskRunner pid=41877) Using dataset class: RLHFDataset",
-             f"(TaskRunner pid=41877) Size of train dataloader: 233, Size of val dataloader: 1",
+             "(TaskRunner pid=41877) Size of train dataloader: 233, Size of val dataloader: 1",
              f"(TaskRunner pid=41877) Total training steps: {sim.planned or sim.T}"]
     val_keys = val_keys or {}
     fmt = np_repr if np2 else repr
@@ -449,7 +450,8 @@ def verl_jsonl(sim, d, *, val_keys, start=1, ckpt_every=None, proj="gsm8k_grpo",
         rows.append({"step": s, "data": verl_metrics(sim, s, val=verl_val(sim, s, val_keys))})
     p = d / proj / f"{exp}.jsonl"
     p.parent.mkdir(parents=True, exist_ok=True)
-    clean = lambda v: None if isinstance(v, float) and not math.isfinite(v) else v
+    def clean(v):
+        return None if isinstance(v, float) and not math.isfinite(v) else v
     p.write_text("".join(json.dumps({"step": r["step"], "data": {k: clean(v) for k, v in r["data"].items()}},
                                     separators=(",", ":")) + "\n" for r in rows))
     if ckpt_every:
@@ -551,7 +553,7 @@ def wandb_offline(d, project, name, rid, config, calls, step_metric=None):
     try:
         import wandb
     except Exception as e:  # pragma: no cover
-        raise kit.Skip(f"wandb SDK unavailable: {e}")
+        raise kit.Skip(f"wandb SDK unavailable: {e}") from e
     d.mkdir(parents=True, exist_ok=True)
     os.environ.update({"WANDB_SILENT": "true", "WANDB_MODE": "offline", "WANDB_DISABLE_GIT": "true",
                        "WANDB_CONSOLE": "off"})
@@ -622,11 +624,11 @@ def trackio_db(path, project, run_name, config, rows, sysrows=()):
                 (rid, run_name, json.dumps(config), "2025-05-23T10:00:00"))
     import datetime as dt
     for st, wall, m in rows:
-        ts = dt.datetime.fromtimestamp(wall, dt.timezone.utc).isoformat()
+        ts = dt.datetime.fromtimestamp(wall, dt.UTC).isoformat()
         con.execute("INSERT INTO metrics (run_id, timestamp, run_name, step, metrics) VALUES (?,?,?,?,?)",
                     (rid, ts, run_name, st, json.dumps(m)))
     for wall, m in sysrows:
-        ts = dt.datetime.fromtimestamp(wall, dt.timezone.utc).isoformat()
+        ts = dt.datetime.fromtimestamp(wall, dt.UTC).isoformat()
         con.execute("INSERT INTO system_metrics (run_id, timestamp, run_name, metrics) VALUES (?,?,?,?)",
                     (rid, ts, run_name, json.dumps(m)))
     con.commit()
@@ -810,7 +812,7 @@ def b_mlflow_verl_resume(sim, d):
     val = {"val-core/openai/gsm8k/acc/mean@1": "ev"}
     t = start
     log(0, verl_val(sim, 0, val), t)
-    crash = dict(sim.a)
+    dict(sim.a)
     rng = np.random.default_rng(77)
     for s in range(1, 461):  # first attempt (its 401-460 values are lost weights, slightly different noise)
         t += 60_000

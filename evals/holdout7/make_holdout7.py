@@ -31,8 +31,17 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from holdout_kit import (  # noqa: E402  (labels, YAML and TensorBoard helpers only; no assessor code)
-    HEALTHY, Skip, case_entry, dump_json, fresh_runs, rollback, stop, stop_or_rollback, tb_file,
-    write_case_file)
+    HEALTHY,
+    Skip,
+    case_entry,
+    dump_json,
+    fresh_runs,
+    rollback,
+    stop,
+    stop_or_rollback,
+    tb_file,
+    write_case_file,
+)
 
 T0 = 1_752_000_000.0  # wall clock of step 0 for every run (fixed, so files are reproducible where the SDK allows)
 
@@ -50,7 +59,7 @@ class S:
     rel: bool = False
 
     def at(self, rng, steps):
-        ks, vs = zip(*self.knots)
+        ks, vs = zip(*self.knots, strict=False)
         base = np.interp(steps, ks, vs)
         e = np.zeros(len(steps))
         if self.sd:
@@ -63,7 +72,7 @@ class S:
 
 
 def K(*pairs):
-    return list(zip(pairs[::2], pairs[1::2]))
+    return list(zip(pairs[::2], pairs[1::2], strict=False))
 
 
 @dataclass
@@ -155,7 +164,7 @@ def rows(run: Run, keymap: dict, drop=()) -> list[tuple[int, dict]]:
 def eval_rows(run: Run) -> dict[int, dict]:
     out: dict[int, dict] = {}
     for k, (es, vs) in run.ev.items():
-        for s, v in zip(es, vs):
+        for s, v in zip(es, vs, strict=False):
             out.setdefault(int(s), {})[k] = float(v)
     return dict(sorted(out.items()))
 
@@ -206,7 +215,7 @@ def w_trl_state(run: Run, folder: Path, version: str, save_every: int, keep: int
                 st.pop(k)
         return st
 
-    saves = [s for s in range(save_every, run.reached + 1, save_every)]
+    saves = list(range(save_every, run.reached + 1, save_every))
     if finished and run.reached not in saves:
         saves.append(run.reached)
     kept = saves[-keep:] if keep else saves
@@ -376,7 +385,7 @@ def w_wandb(run: Run, folder: Path, project: str, name: str, run_id: str, keymap
         os.environ.update(WANDB_MODE="offline", WANDB_SILENT="true", WANDB_DISABLE_GIT="true")
         import wandb
     except Exception as exc:  # pragma: no cover
-        raise Skip(f"wandb unavailable: {exc}")
+        raise Skip(f"wandb unavailable: {exc}") from exc
     folder.mkdir(parents=True, exist_ok=True)
     wr = wandb.init(project=project, name=name, id=run_id, dir=str(folder), config=config, mode="offline",
                     settings=wandb.Settings(x_disable_stats=True, console="off", save_code=False))
@@ -400,7 +409,7 @@ def w_mlflow_db(run: Run, folder: Path, exp_name: str, run_name: str, params: di
         from mlflow.entities import Metric, Param
         from mlflow.tracking import MlflowClient
     except Exception as exc:  # pragma: no cover
-        raise Skip(f"mlflow unavailable: {exc}")
+        raise Skip(f"mlflow unavailable: {exc}") from exc
     folder.mkdir(parents=True, exist_ok=True)
     client = MlflowClient(tracking_uri=f"sqlite:///{folder / 'mlflow.db'}")
     eid = client.create_experiment(exp_name)
@@ -484,7 +493,7 @@ def sigmoid(x):
 
 def d_copy(*pairs):
     def f(run, rng):
-        for src, dst in zip(pairs[::2], pairs[1::2]):
+        for src, dst in zip(pairs[::2], pairs[1::2], strict=False):
             run.m[dst] = run.m[src].copy()
     return f
 
@@ -1211,7 +1220,7 @@ def check(c: Case, run: Run):
         print("  reward~", " ".join(f"{int(run.steps[i + w - 1])}:{sm[i]:.3g}" for i in idx),
               f"| argmax {int(run.steps[int(np.argmax(sm)) + w - 1])}")
     for k, (es, vs) in run.ev.items():
-        print(f"  {k}:", " ".join(f"{int(s)}:{v:.3g}" for s, v in zip(es, vs))[:400],
+        print(f"  {k}:", " ".join(f"{int(s)}:{v:.3g}" for s, v in zip(es, vs, strict=False))[:400],
               f"| argmax {int(es[int(np.argmax(vs))])}")
 
 
