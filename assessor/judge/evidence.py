@@ -325,6 +325,9 @@ def kl_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
         "absent_reason": scrub(k.kl_absent_reason) if k.kl_absent_reason else None,
         "quadrant_now": k.quadrant_now.replace("_", " ") if k.quadrant_now else None,
         "beta": run.facts.beta, "kl_now": kl.now if kl is not None else None,
+        # The quadrant now is read on the KL's recent-trend window, the timeline on equal slices of the run: say
+        # which window, so a last slice that reads differently is not taken for a contradiction.
+        "quadrant_since": kl.trend_window_start if kl is not None else None,
         "spans": [{"start": s.start_step, "end": s.end_step, "quadrant": s.quadrant.replace("_", " "),
                    "reward_change": s.reward_change, "kl_change": s.kl_change} for s in shown],
         "omitted": len(spans) - len(shown),
