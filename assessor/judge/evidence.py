@@ -167,7 +167,7 @@ def run_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
         "beta": facts.beta,
         "learning_rate": facts.learning_rate,
         # Not in any config read, but logged: its peak and latest value say as much (a schedule, a typo like 5e-10).
-        "learning_rate_logged": _logged_lr(run) if facts.learning_rate is None else None,
+        "learning_rate_logged": _logged_lr(d) if facts.learning_rate is None else None,
         "max_completion_length": facts.max_completion_length or d.length.cap,
         "max_completion_length_inferred": cap_inferred,
         "loss_type": scrub.label(facts.loss_type) if facts.loss_type else None,
@@ -176,9 +176,10 @@ def run_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
     }
 
 
-def _logged_lr(run: Run) -> dict[str, float] | None:
-    values = run.series("lr").to_numpy()
-    return {"peak": float(values.max()), "now": float(values[-1])} if len(values) else None
+def _logged_lr(d: Diagnostics) -> dict[str, float] | None:
+    # The signals table's own peak and now, so the setup line and the lr row quote one value each.
+    lr = d.signals.get("lr")
+    return {"peak": lr.peak, "now": lr.now} if lr is not None else None
 
 
 def _steps_text(steps: Sequence[int], limit: int = 4) -> str:
