@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ import numpy as np
 
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData, as_int
-from assessor.ingest.tables import KIND_COLUMNS, NAME_COLUMNS, RowTable, step_rank
+from assessor.ingest.tables import KIND_COLUMNS, NAME_COLUMNS, Built, RowTable, step_rank
 
 # W&B bookkeeping columns: never metrics.
 _TRACKER_COLUMNS = frozenset({"_step", "_runtime", "_timestamp", "_wandb"})
@@ -133,20 +133,7 @@ def _read_step_log(path: Path, header: list[str], body: list[list[str]], warning
     for row in body:
         # empty = not logged at this step
         table.add({name: row[i].strip() for i, name in columns if i < len(row) and row[i].strip()})
-    built = table.build()
-    if built.step_column is None and _holds_prose(header, body):
-        raise UnreadableSourceError(
-            f"{path}: no step column and long text in its cells: a data or samples table, not a metric log"
-        )
-    if built.frame.empty:
-        raise UnreadableSourceError(f"{path}: no numeric columns; a metric log needs a step column and numbers")
-    if "reward_avg" in header and "avg_response_len" in header:
-        facts["framework"] = ("reasoning_from_scratch", f"{path.name}: column names")
-        facts["algorithm"] = ("grpo", f"{path.name}: reasoning-from-scratch GRPO scripts")
-    return SourceData(
-        path=path, format="csv", frame=built.frame, facts=facts, warnings=warnings + built.warnings,
-        notes=built.notes, steps_inferred=built.steps_inferred,
-    )
+    return _step_log_source(path, header, table.build(), facts, warnings, lambda: body)
 
 
 def _read_columns(path: Path, data: bytes, delimiter: str) -> SourceData | None:
@@ -247,9 +234,19 @@ def _read_columns(path: Path, data: bytes, delimiter: str) -> SourceData | None:
                 np.arange(len(column), dtype=np.int64)
             columns.append((name, column.cast(pl.Float64).to_numpy()[offsets], offsets))
     table.add_block(len(body_rows), columns)
-    built = table.build()
-    if built.step_column is None and _holds_prose(
-            header, body.head(200).select(pl.all().cast(pl.String).fill_null("")).rows()):
+    return _step_log_source(path, header, table.build(), facts, warnings,
+                            lambda: body.head(200).select(pl.all().cast(pl.String).fill_null("")).rows())
+
+
+def _step_log_source(
+    path: Path, header: list[str], built: Built, facts: dict[str, tuple[Any, str]], warnings: list[str],
+    rows: Callable[[], Sequence[Sequence[str]]],
+) -> SourceData:
+    """A wide step log's table, checked and labelled the same way whichever reader built it.
+
+    `rows` gives cells for the prose test, only when there is no step column (the columnar path renders them).
+    """
+    if built.step_column is None and _holds_prose(header, rows()):
         raise UnreadableSourceError(
             f"{path}: no step column and long text in its cells: a data or samples table, not a metric log"
         )
