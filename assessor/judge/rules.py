@@ -228,15 +228,12 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
         return _updates_stopped(d, w, stopped)
     degradation = w.weight(w.degradation, DEGRADATION)
     finished = d.run.state == "finished"
-    too_early = _verdict(d, "continue", 0.4, _top(d, 3),
-                         f"Continue: at step {d.run.last_step} it is too early to judge; look again after more steps.",
-                         w, actions=["Assess again once reward and KL have a few dozen logged points."])
     if _too_early(d) and not w.diverged and degradation < ROLLBACK_BAR and not finished:
-        return too_early
+        return _too_early_to_judge(d, w)
     if w.diverged or degradation >= ROLLBACK_BAR:
         went = _went_past_best(d, w, degradation, checkpoints)
         # A handful of logged rewards has no level to go back to: only a divergence sends such a run back.
-        return too_early if went.decision == "rollback" and _too_few_points(d) and not (
+        return _too_early_to_judge(d, w) if went.decision == "rollback" and _too_few_points(d) and not (
             w.diverged or finished) else went
     spent = w.weight(w.spent, SPENT)
     if spent >= 1.0:
@@ -329,6 +326,12 @@ def _too_early(d: Diagnostics) -> bool:
     if d.run.progress is not None and d.run.progress < EARLY_PROGRESS:
         return True
     return reward.points < EARLY_POINTS
+
+
+def _too_early_to_judge(d: Diagnostics, w: _Weighed) -> Verdict:
+    return _verdict(d, "continue", 0.4, _top(d, 3),
+                    f"Continue: at step {d.run.last_step} it is too early to judge; look again after more steps.",
+                    w, actions=["Assess again once reward and KL have a few dozen logged points."])
 
 
 def _too_few_points(d: Diagnostics) -> bool:
