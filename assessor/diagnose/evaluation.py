@@ -292,11 +292,12 @@ def _never_moved(
     if shift is None or shift.t < TRAIN_ROSE_T:
         return []
     train = shift.t
-    if _same_scale(ctx, metric) and 1.5 * noise >= shift.after - shift.before:
+    same_scale = _same_scale(ctx, metric)
+    if same_scale and 1.5 * noise >= shift.after - shift.before:
         return []  # too noisy to tell: even a full transfer of the training gain would read as "did not move"
-    if optimistic >= 1.5 * noise and not _small_share_of_training_gain(
-            ctx, metric, shift.after - shift.before, optimistic) and not _halves_show_small_share(
-            ctx, metric, steps, score, noise):
+    if optimistic >= 1.5 * noise and not (same_scale and (
+            _small_share_of_training_gain(shift.after - shift.before, optimistic)
+            or _halves_show_small_share(ctx, steps, score, noise))):
         return []
     sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
     return [finding(
@@ -310,7 +311,7 @@ def _never_moved(
 TRANSFER_SHARE = 0.25  # an eval gain under a quarter of the training gain: most of the gain does not transfer
 
 
-def _halves_show_small_share(ctx: Context, metric: str, steps: np.ndarray, score: np.ndarray, noise: float) -> bool:
+def _halves_show_small_share(ctx: Context, steps: np.ndarray, score: np.ndarray, noise: float) -> bool:
     """The eval's second half against its first, beside the training reward's over the same steps.
 
     A slope extrapolated across all the evaluations carries the slope's whole uncertainty; two half means pin a
@@ -329,17 +330,18 @@ def _halves_show_small_share(ctx: Context, metric: str, steps: np.ndarray, score
     if early.sum() < 2 or late.sum() < 2:
         return False
     shift = robust.level_shift(reading.series, early, late)
-    return shift.t >= TRAIN_ROSE_T and _small_share_of_training_gain(ctx, metric, shift.after - shift.before, bound)
+    return shift.t >= TRAIN_ROSE_T and _small_share_of_training_gain(shift.after - shift.before, bound)
 
 
-def _small_share_of_training_gain(ctx: Context, metric: str, gain: float, optimistic: float) -> bool:
+def _small_share_of_training_gain(gain: float, optimistic: float) -> bool:
     """A pass-rate eval whose most optimistic gain is a small share of what a 0..1 training reward gained.
 
     When both are success rates on the same scale, a training reward that climbed by 0.27 against a held-out
     rate that, at the top of its confidence band, gained 0.03 says the gains stay on the training prompts, even
-    where a dozen noisy evaluations cannot pin the eval's own slope to under a noise unit or so.
+    where a dozen noisy evaluations cannot pin the eval's own slope to under a noise unit or so. The caller checks
+    that the two are on the same scale (`_same_scale`).
     """
-    return _same_scale(ctx, metric) and gain > 0 and optimistic < TRANSFER_SHARE * gain
+    return gain > 0 and optimistic < TRANSFER_SHARE * gain
 
 
 def _same_scale(ctx: Context, metric: str) -> bool:
