@@ -54,12 +54,13 @@ def diagnose_kl_reward(ctx: Context) -> KlRewardDiagnosis:
         ])
     quadrant_now = _quadrant(_kl_trend_now(kl.summary), reward.summary.trend)
     timeline = _timeline(kl, reward)
-    drift = _drift_since_level_off(kl, reward, _early(ctx)) if quadrant_now in (
+    per_nat = logged_per_nat(ctx)
+    drift = _drift_since_level_off(kl, reward, _early(ctx), per_nat) if quadrant_now in (
         "kl_up_reward_flat", "kl_up_reward_up") else None
     since = kl.summary.trend_window_start
     then = (robust.level_at(kl.series, since), robust.level_at(reward.series, since))
-    findings = _findings(quadrant_now, kl.summary, reward.summary, timeline, drift, then)
-    findings.extend(_kl_jumps(kl, reward, ctx.facts.planned_total_steps))
+    findings = _findings(quadrant_now, kl.summary, reward.summary, timeline, drift, then, per_nat)
+    findings.extend(_kl_jumps(kl, reward, ctx.facts.planned_total_steps, per_nat))
     return KlRewardDiagnosis(kl_measured=True, quadrant_now=quadrant_now, timeline=timeline, findings=findings)
 
 
@@ -90,7 +91,24 @@ KL_MATERIAL = 0.01
 KL_NOTABLE = 0.1
 
 
-def _kl_jumps(kl: Reading, reward: Reading, planned: int | None) -> list[Finding]:
+def logged_per_nat(ctx: Context) -> float | None:
+    """Logged KL units per nat of KL: 1 where the KL itself is logged, None where that scale is unknown.
+
+    reasoning-from-scratch logs `kl_loss` = coefficient x KL, so its level says nothing in nats unless the
+    coefficient is known; the levels above (a hundredth, a tenth of a nat) are then read as `beta` times those,
+    or not at all, and only the KL's growth relative to itself counts.
+    """
+    if ctx.facts.framework != "reasoning_from_scratch":
+        return 1.0
+    return ctx.facts.beta if ctx.facts.beta else None
+
+
+def _at_least(level: float, nats: float, per_nat: float | None) -> bool:
+    """Whether a logged KL level is at least `nats` nats (True where the logged scale is unknown)."""
+    return per_nat is None or level >= nats * per_nat
+
+
+def _kl_jumps(kl: Reading, reward: Reading, planned: int | None, per_nat: float | None) -> list[Finding]:
     """KL shifting to a new level several times higher in one go and staying there: a blow-up, not drift."""
     # A blow-up that keeps climbing after the jump defeats the level-shift test (the level after it is not flat);
     # on a log scale the tenfold jump itself stands out.
@@ -98,7 +116,7 @@ def _kl_jumps(kl: Reading, reward: Reading, planned: int | None) -> list[Finding
     if jump is None:
         return []
     step, before, after = jump
-    if after < KL_MATERIAL:
+    if not _at_least(after, KL_MATERIAL, per_nat):
         return []  # a tenfold rise from about zero to a level that is still about zero is no lurch
     # Worse now than just before the jump: the stretch before it against the latest stretch.
     series = reward.series
@@ -151,7 +169,9 @@ EARLY_FOR_NEVER_MOVED = 0.2
 MIN_KL_GROWTH = 1.5  # KL at least half again as far from the reference as when reward stopped improving
 
 
-def _drift_since_level_off(kl: Reading, reward: Reading, early: bool) -> tuple[str, int] | None:
+def _drift_since_level_off(
+    kl: Reading, reward: Reading, early: bool, per_nat: float | None,
+) -> tuple[str, int] | None:
     """Reward levelled off long ago and KL kept climbing since: the observation and the bend's step, or None.
 
     The practitioner's test: reward has gone nowhere for at least as long as it took to climb (its rate after
@@ -160,7 +180,7 @@ def _drift_since_level_off(kl: Reading, reward: Reading, early: bool) -> tuple[s
     say this on a noisy curve; the whole stretch since the bend can.
     """
     series, metric = reward.series, reward.summary.metric
-    if kl.summary.now < KL_NOTABLE:
+    if not _at_least(kl.summary.now, KL_NOTABLE, per_nat):
         return None  # a tenth of a nat from the reference is no drift worth stopping a run for
     bend = robust.level_off(series)
     if bend is not None and bend.plateau(min_flat_points=min_flat_points(reward)):
@@ -246,12 +266,25 @@ def _timeline(kl: Reading, reward: Reading) -> list[QuadrantSpan]:
                 start_step=int(start), end_step=int(end) - 1, quadrant=quadrant,
                 reward_change=reward_trend.change, kl_change=kl_trend.change,
             ))
-    return spans
+    return [_retested(span, kl, reward) for span in spans]
+
+
+def _retested(span: QuadrantSpan, kl: Reading, reward: Reading) -> QuadrantSpan:
+    """A merged span labelled by the trend tests over its whole length.
+
+    Slices too short to show a slow climb on their own can add up to one that is clear: four "flat" slices that
+    together gained 7 noise units are a rising reward, and the label must say what its own numbers say.
+    """
+    end = span.end_step + 1
+    kl_trend = robust.trend(kl.series, span.start_step, end_step=end)
+    reward_trend = robust.trend(reward.series, span.start_step, end_step=end)
+    quadrant = _quadrant(kl_trend.direction, reward_trend.direction)
+    return span if quadrant == span.quadrant else span.model_copy(update={"quadrant": quadrant})
 
 
 def _findings(
     quadrant: Quadrant, kl: SignalSummary, reward: SignalSummary, timeline: list[QuadrantSpan],
-    drift: tuple[str, int] | None, then: tuple[float, float],
+    drift: tuple[str, int] | None, then: tuple[float, float], per_nat: float | None,
 ) -> list[Finding]:
     # The moves quote the smoothed levels at both ends of the window, never now minus a fitted change: a line
     # fitted through a jump invents a start the curve never had (a negative KL, a reward above its peak).
@@ -266,7 +299,7 @@ def _findings(
     out: list[Finding] = []
     if quadrant == "kl_up_reward_down":
         # A KL still about zero is no move away from the reference: the reward's own findings speak for it.
-        out.append(finding("kl_reward", quadrant, "critical" if kl.now >= KL_MATERIAL else "watch",
+        out.append(finding("kl_reward", quadrant, "critical" if _at_least(kl.now, KL_MATERIAL, per_nat) else "watch",
                            f"{kl_move} while {reward_move}: the policy is moving away from its reference and "
                            "getting worse", [since]))
     elif drift is not None:
@@ -292,7 +325,7 @@ def _findings(
     # Growth without bound: still rising fast relative to its own level, with no sign of levelling off.
     # (Every run's KL is many times its near-zero start; that alone says nothing.)
     if kl.trend == "rising" and kl.slowing is not True and kl.now > 0 and kl.trend_change >= 0.25 * kl.now:
-        out.append(finding("kl", "kl_unbounded", "warning" if kl.now >= KL_NOTABLE else "watch",
+        out.append(finding("kl", "kl_unbounded", "warning" if _at_least(kl.now, KL_NOTABLE, per_nat) else "watch",
                            f"KL is still climbing fast: {num(kl_then)} → {num(kl.now)} since step {since} "
                            f"(+{max(0.0, kl.now - kl_then) / kl.now:.0%} of its current level) with no sign of "
                            "levelling off", [since]))
