@@ -16,7 +16,7 @@ import pandas as pd
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.kl_reward import primary_reward
-from assessor.diagnose.models import Finding, RewardDiagnosis, Severity, Stretch
+from assessor.diagnose.models import Finding, RewardDiagnosis, Severity, SignalSummary, Stretch
 
 DECLINE_T = 4.0  # the peak stretch is chosen as the best of many, so its comparison needs a high bar
 PROGRESS_T = 3.0
@@ -44,10 +44,31 @@ def _gain_lost(from_peak: robust.LevelShift, start: float) -> float:
     return (from_peak.before - from_peak.after) / gain if gain > 0 else 0.0
 
 
-def _decline(series: robust.Series, width: int) -> tuple[np.ndarray, np.ndarray, robust.LevelShift]:
+def _bar(series: robust.Series, peak: np.ndarray, summary: SignalSummary) -> float:
+    """Standard errors the best stretch (mask `peak`) must stand above the latest stretch of the same length.
+
+    The bar for the best stretch alone is high because it was picked as the best of many. A second, independent
+    witness lowers it to the bar of an ordinary comparison: the curve's own recent trend, falling since after
+    the middle of the best stretch. (A log that averages ten steps a row, as TRL's does, has a tenth of the
+    points of a per-step log of the same run, so the selection bar is harder to clear on the same evidence;
+    the trend test is not a selection.)
+    """
+    width = int(peak.sum())
+    bar = decline_bar(series.n, width)
+    # The fall must be its own evidence: tested over at least two stretches' worth of points, all after the middle
+    # of the best stretch (a handful of points after a short peak is the same noise seen twice).
+    falling_since_peak = (summary.trend == "falling" and summary.trend_window_start >= np.median(series.steps[peak])
+                          and int((series.steps >= summary.trend_window_start).sum()) >= 2 * width)
+    return min(bar, PROGRESS_T) if falling_since_peak else bar
+
+
+def _decline(
+    series: robust.Series, width: int, summary: SignalSummary,
+) -> tuple[np.ndarray, np.ndarray, robust.LevelShift, bool]:
     """The best stretch and the latest one, at the scale where the decline from one to the other is clearest.
 
-    Returns masks of the best stretch and of the latest stretch of the same length, and their level shift.
+    Returns masks of the best stretch and of the latest stretch of the same length, their level shift, and
+    whether the latest stands below the best by more than the bar.
     """
     n = series.n
     best: tuple[float, np.ndarray, np.ndarray, robust.LevelShift] | None = None
@@ -59,15 +80,16 @@ def _decline(series: robust.Series, width: int) -> tuple[np.ndarray, np.ndarray,
         last = np.zeros(n, dtype=bool)
         last[-w:] = True
         shift = robust.level_shift(series, peak, last)
-        margin = -shift.t - decline_bar(n, w)
+        margin = -shift.t - _bar(series, peak, summary)
         if best is None or margin > best[0]:
             best = (margin, peak, last, shift)
     if best is None:
         last = np.zeros(n, dtype=bool)
         last[-width:] = True
         peak = robust.best_window(series, width)
-        return peak, last, robust.level_shift(series, peak, last)
-    return best[1], best[2], best[3]
+        shift = robust.level_shift(series, peak, last)
+        return peak, last, shift, -shift.t >= _bar(series, peak, summary)
+    return best[1], best[2], best[3], best[0] >= 0
 
 
 def diagnose_reward(ctx: Context) -> RewardDiagnosis:
@@ -85,7 +107,7 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
     edge = np.zeros(series.n, dtype=bool)
     first, last = edge.copy(), edge.copy()
     first[:width], last[-width:] = True, True
-    peak_mask, latest, from_peak = _decline(series, width)
+    peak_mask, latest, from_peak, declined = _decline(series, width, s)
     peak_steps = series.steps[peak_mask]
     peak_step = int(np.median(peak_steps))
     progress = robust.level_shift(series, first, last)
@@ -95,8 +117,7 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
     gain_lost = _gain_lost(from_peak, progress.before)
     # Rising again is recovery under way, not a better model behind us, unless most of the gain is still gone (a
     # resume that loaded the base weights relearns for hundreds of steps while the checkpoint before it is better).
-    if not overlapping and -from_peak.t >= decline_bar(series.n, int(peak_mask.sum())) and (
-            s.trend != "rising" or gain_lost >= RISING_YET_MOSTLY_LOST):
+    if not overlapping and declined and (s.trend != "rising" or gain_lost >= RISING_YET_MOSTLY_LOST):
         # The peak and now quoted stay the curve's own (stretches of a tenth of the run, as in the signals table):
         # the decline test's stretches may be wider, and are named by their steps, not given as a second peak.
         latest_steps = series.steps[latest]
@@ -104,13 +125,16 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
         out.latest_stretch = Stretch(first_step=int(latest_steps[0]), last_step=int(latest_steps[-1]),
                                      mean=from_peak.after)
         gain = from_peak.before - progress.before
-        severity: Severity
-        if gain > 0 and from_peak.after <= progress.before:
-            lost, severity = f"all of its gain and is below where it started ({num(progress.before)})", "critical"
-        elif gain > 0:
-            lost, severity = f"{(from_peak.before - from_peak.after) / gain:.0%} of its gain since the start", "warning"
+        severity: Severity = "critical" if gain > 0 and from_peak.after <= progress.before else "warning"
+        # The share lost is quoted from the start, peak and now of the signals table, so a reader can check it;
+        # the test's own stretches (named by their steps) may be wider.
+        table_gain = s.peak - s.start
+        if table_gain > 0 and s.now <= s.start:
+            lost = f"all of its gain and is below where it started ({num(s.start)})"
+        elif table_gain > 0:
+            lost = f"{(s.peak - s.now) / table_gain:.0%} of its gain since the start"
         else:
-            lost, severity = "ground", "warning"
+            lost = "ground"
         rising = s.trend == "rising"
         again = f"; it is rising again since step {s.trend_window_start}, still far below" if rising else ""
         findings.append(finding(
@@ -181,8 +205,8 @@ def _shaped_decline(ctx: Context) -> Finding | None:
         return None  # no KL in the reward: the same curve under two names
     series = reading.series
     width = robust.stretch_width(series.n)
-    peak, latest, shift = _decline(series, width)
-    if (peak & latest).any() or -shift.t < decline_bar(series.n, int(peak.sum())):
+    peak, latest, shift, declined = _decline(series, width, reading.summary)
+    if (peak & latest).any() or not declined:
         return None
     steps = series.steps[peak]
     # Only while the score itself kept rising over the same stretches: a flat score with a growing KL is drift
