@@ -20,9 +20,17 @@ import numpy as np
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, num
-from assessor.diagnose.evaluation import LOWER_IS_BETTER, eval_noise, eval_score, sampling_error
+from assessor.diagnose.evaluation import (
+    LOWER_IS_BETTER,
+    TYPICAL_EVAL_SET,
+    eval_noise,
+    eval_score,
+    sampling_error,
+    typical_sampling_error,
+)
 from assessor.diagnose.kl_reward import primary_reward
 from assessor.diagnose.models import (
+    BandKind,
     BestCheckpoint,
     EvalDiagnosis,
     Finding,
@@ -103,7 +111,7 @@ class _Curve:
     now: float  # the level over the latest stretch
     now_error: float  # its standard error, for the decline test
     smoothed: bool
-    sampling: bool = False  # the band is the sampling error of a pass rate (from the eval set size)
+    band_kind: BandKind = "standard_error"  # what the band is (see `BestCheckpoint.band_kind`)
     ends: np.ndarray | None = None  # last step each level covers (stretch means), when not the step itself
 
 
@@ -152,13 +160,22 @@ def _eval_curve(ctx: Context, evaluation: EvalDiagnosis, metric: str) -> _Curve 
     score = eval_score(metric, values)
     noise = eval_noise(score)
     # "As good as the best" is strict: a pass rate within one sampling error of the best score, when the set
-    # size shows, else within the eval-to-eval noise (which a collapse after the peak inflates).
+    # size shows, else within the eval-to-eval noise (which a collapse after the peak inflates). A pass rate whose
+    # set size is hidden is never read finer than a typical eval set allows: a smooth curve is no finer a measure.
     sampling = sampling_error(metric, values)
-    band = min(noise, sampling) if sampling is not None else noise
+    typical = typical_sampling_error(metric, values) if sampling is None else None
+    band: float
+    kind: BandKind
+    if sampling is not None:
+        band, kind = min(noise, sampling), "sampling_error" if sampling < noise else "eval_noise"
+    elif typical is not None and typical > noise:
+        band, kind = typical, "typical_sampling_error"
+    else:
+        band, kind = noise, "eval_noise"
     # "Now" is the mean of the last two evaluations, so one unlucky evaluation does not call a decline.
     tail = score[-2:]
     return _Curve(series.index.to_numpy(), score, band, band, float(np.mean(tail)), band / math.sqrt(len(tail)),
-                  smoothed=False, sampling=sampling is not None and sampling < noise)
+                  smoothed=False, band_kind=kind)
 
 
 def _eval_rose_through(curve: _Curve, breakage_step: int) -> bool:
@@ -215,7 +232,11 @@ def best_checkpoint(
     decline = (best_level - curve.now) / math.hypot(curve.level_error, curve.now_error)
     # Behind us: the curve's own decline finding says so (the eval's, or the reward's), or a breakage does.
     if basis == "eval":
-        behind = any(f.kind == "eval_declining" and f.signal in ("eval", metric) for f in evaluation.findings)
+        # The eval's own decline, or the training reward's while the eval stands below its best band: one crashed
+        # evaluation is no decline alone, but with an established fall of the reward the better model is behind.
+        behind = any(f.kind == "eval_declining" and f.signal in ("eval", metric) for f in evaluation.findings) or (
+            any(f.kind == "reward_peaked_then_declined" for f in reward.findings)
+            and curve.now < best_level - curve.band)
     elif basis == "task":
         behind = True  # read because it fell from its best (see `fallen_task`)
     else:
@@ -227,8 +248,8 @@ def best_checkpoint(
     out = BestCheckpoint(
         basis=basis, metric=metric, best_step=best_step, level=sign * float(curve.levels[newest]),
         best_level=sign * best_level, best_level_step=int(curve.steps[top]), now_level=sign * curve.now,
-        band=curve.band, band_kind="standard_error" if basis != "eval" else "sampling_error" if curve.sampling
-        else "eval_noise", smoothed=curve.smoothed, behind=bool(behind), decline_t=float(decline),
+        band=curve.band, band_kind=curve.band_kind, smoothed=curve.smoothed, behind=bool(behind),
+        decline_t=float(decline),
         breakage_step=breakage_step, breakage=breakage, breakage_overruled=overruled, save_steps=ctx.facts.save_steps,
         reason=what,
     )
@@ -240,7 +261,9 @@ def _describe(
     breakage_step: int | None, breakage: str | None, sign: float,
 ) -> str:
     if basis == "eval":
-        within = "one sampling error" if curve.sampling else "its eval-to-eval noise"
+        within = {"sampling_error": "one sampling error",
+                  "typical_sampling_error": f"the sampling error of a pass rate on {TYPICAL_EVAL_SET:,} problems"}.get(
+            curve.band_kind, "its eval-to-eval noise")
         text = (f"{metric} was best at {num(sign * best_level)} at step {best_level_step}; the newest evaluation "
                 f"within {within} ({num(curve.band)}) of that is step {best_step}")
         if best_step == best_level_step:

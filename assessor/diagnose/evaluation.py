@@ -260,7 +260,7 @@ def _not_transferring(
     part, part_steps = score[flat], steps[flat]
     sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
     levels = (f"{num(sign * float(np.mean(part[:2])))} → {num(sign * float(np.mean(part[-2:])))} over "
-              f"{len(part)} evaluations, under {max(0.0, bend.rate_left):.0%} of the rate it climbed at")
+              f"{len(part)} evaluations, {_rate_left(bend.rate_left)}")
     train = _train_change(ctx, int(part_steps[0]), int(part_steps[-1]))
     if train is not None and train >= TRAIN_ROSE_T:
         return [finding(
@@ -420,14 +420,8 @@ def _train_shift(ctx: Context, first: int, last: int) -> robust.LevelShift | Non
 _PROPORTION_WORDS = ("acc", "pass", "exact", "correct", "match", "solve", "success")
 
 
-def sampling_error(metric: str, values: np.ndarray) -> float | None:
-    """The standard error of one evaluation of a pass rate, from the size of the eval set, when it shows.
-
-    Pass rates on a fixed set of N problems are multiples of 1/N, so N can be read off the scores themselves
-    (0.562 and 0.548 on 500 problems); the error of one score is then sqrt(p (1 - p) / N). This measures how
-    far apart two checkpoints must score to differ, without the eval-to-eval noise a collapse inflates. None
-    for scores that are not pass rates, or whose set size does not show (rounded or averaged values).
-    """
+def _as_rate(metric: str, values: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """A pass rate's finite scores as fractions, and the scale they were logged on (1 or 100); None if no rate."""
     if metric != "accuracy" and not any(w in metric.lower() for w in _PROPORTION_WORDS):
         return None
     finite = values[np.isfinite(values)]
@@ -436,7 +430,39 @@ def sampling_error(metric: str, values: np.ndarray) -> float | None:
     scale = 100.0 if float(np.max(finite)) > 1.0 else 1.0
     if scale == 100.0 and float(np.max(finite)) > 100.0:
         return None
-    p = finite / scale
+    return finite / scale, scale
+
+
+TYPICAL_EVAL_SET = 1000  # problems: MATH-500 has 500, GSM8K's test set 1,319; few held-out sets are much larger
+
+
+def typical_sampling_error(metric: str, values: np.ndarray) -> float | None:
+    """The sampling error of a pass rate at its best level on a typical eval set, for a rate whose size is hidden.
+
+    Scores that are averaged or rounded do not show their set size; they are still pass rates on a few hundred
+    to about a thousand problems, so two checkpoints closer than about sqrt(p (1 - p) / 1000) cannot be told
+    apart, however smoothly the curve happens to run. None for scores that are not pass rates.
+    """
+    rate = _as_rate(metric, values)
+    if rate is None:
+        return None
+    p, scale = rate
+    level = float(np.max(p))
+    return scale * math.sqrt(level * (1 - level) / TYPICAL_EVAL_SET)
+
+
+def sampling_error(metric: str, values: np.ndarray) -> float | None:
+    """The standard error of one evaluation of a pass rate, from the size of the eval set, when it shows.
+
+    Pass rates on a fixed set of N problems are multiples of 1/N, so N can be read off the scores themselves
+    (0.562 and 0.548 on 500 problems); the error of one score is then sqrt(p (1 - p) / N). This measures how
+    far apart two checkpoints must score to differ, without the eval-to-eval noise a collapse inflates. None
+    for scores that are not pass rates, or whose set size does not show (rounded or averaged values).
+    """
+    rate = _as_rate(metric, values)
+    if rate is None:
+        return None
+    p, scale = rate
     sizes = np.arange(20, 5001)
     fits = np.ones(len(sizes), dtype=bool)
     # A block of distinct scores at a time (a score repeated says nothing new), stopping once no size fits: the
@@ -486,6 +512,13 @@ def eval_noise(score: np.ndarray) -> float:
         noise = 0.0
     # With a handful of points the estimate is rough; never let it fall below 1% of the level's scale.
     return max(noise, 0.01 * float(np.max(np.abs(score))), robust.noise_floor(score))
+
+
+def _rate_left(rate_left: float) -> str:
+    """How fast an eval still climbs after levelling off, against its climb, in words that read at any value."""
+    if rate_left <= 0.005:
+        return "no longer climbing (its rate since is zero or negative)"
+    return f"climbing at {rate_left:.0%} of the rate it rose at before"
 
 
 def _train_still_up(ctx: Context, since_step: int) -> bool:

@@ -344,6 +344,9 @@ class GpuDiagnosis(_Model):
     findings: list[Finding] = Field(default_factory=list)
 
 
+BandKind = Literal["standard_error", "sampling_error", "typical_sampling_error", "eval_noise"]
+
+
 class BestCheckpoint(_Model):
     """The run's one best point, and what is on disk near it.
 
@@ -361,9 +364,10 @@ class BestCheckpoint(_Model):
     best_level_step: int | None = None
     now_level: float | None = Field(None, description="The level over the latest stretch.")
     band: float | None = Field(None, description="\"Within noise\": the standard error of a level.")
-    band_kind: Literal["standard_error", "sampling_error", "eval_noise"] | None = Field(
+    band_kind: BandKind | None = Field(
         None, description="What `band` is: the standard error of a stretch mean (reward), the sampling error of one "
-        "evaluation of a pass rate, or the eval-to-eval noise.")
+        "evaluation of a pass rate (its set size read off the scores), that of a pass rate on a typical "
+        "1,000-problem set (set size hidden), or the eval-to-eval noise.")
     smoothed: bool = Field(False, description="Levels are stretch means (reward), not single evaluations.")
     behind: bool = Field(False, description="Now is worse than the best point by more than noise.")
     decline_t: float | None = Field(None, description="(best level - now) in standard errors of the difference.")
