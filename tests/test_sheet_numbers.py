@@ -247,7 +247,7 @@ def test_no_peak_below_the_start_or_now(name):
 
 def test_a_sequence_summed_entropy_is_not_held_against_the_per_token_ceiling():
     text = user_text("ppo-qwen25-05b-emoji-rmb-chiswsz")
-    line = next(x for x in text.splitlines() if x.startswith("- entropy:"))
+    line = next(x for x in text.splitlines() if x.startswith("- entropy over the run:"))
     assert "summed over the sequence" in line and "uniform-noise ceiling ln(vocab)" not in line
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -326,6 +327,7 @@ def kl_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
         "absent_reason": scrub(k.kl_absent_reason) if k.kl_absent_reason else None,
         "quadrant_now": k.quadrant_now.replace("_", " ") if k.quadrant_now else None,
         "beta": run.facts.beta, "kl_now": kl.now if kl is not None else None,
+        "coefficient_scaled": run.facts.framework == "reasoning_from_scratch",
         # The quadrant now is read on the KL's recent-trend window, the timeline on equal slices of the run: say
         # which window, so a last slice that reads differently is not taken for a contradiction.
         "quadrant_since": kl.trend_window_start if kl is not None else None,
@@ -468,15 +470,22 @@ def known_names() -> frozenset[str]:
                       *ALGORITHM_CARDS])
 
 
+_FILE_IN_PROVENANCE = re.compile(r"([^\s:()]+\.[A-Za-z0-9]+)(?=[\s:(]|$)")
+
+
 def scrubber(request: JudgeRequest) -> Scrubber:
     """The request's `Scrubber`: every label the run chose that the sheet may name gets its reference."""
     d, run = request.diagnostics, request.run
     facts = run.facts
     labels = [f.signal for f in d.findings] + [c.name for c in d.reward_components.components] + list(d.signals)
     labels += [m for m in (d.reward.metric, d.eval.metric, d.loss.metric) if m]
+    labels += [c.metric for c in d.eval.curves]
     labels += [*d.instability.spikes, *d.instability.nonfinite_steps]
     labels += [x for x in (d.run.algorithm, facts.algorithm, d.run.framework, facts.framework, facts.model,
                            facts.loss_type) if x]
+    # Files a fact was read from ("beta = 0 (wandb/offline-run-…/run-x.wandb (W&B config): beta)"): their folder
+    # and file names are the run's own choosing.
+    labels += [m.group(1) for where in facts.provenance.values() if (m := _FILE_IN_PROVENANCE.match(where))]
     # Plain names (`reward_component/format_mean`, the model id) are written as they are; any other label the
     # run chose is a reference to the fenced block.
     return Scrubber(sorted(run.checkpoints, key=lambda c: c.step), labels,

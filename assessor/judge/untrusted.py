@@ -22,6 +22,7 @@ from assessor.run import Checkpoint
 FENCE = "```"
 MAX_OBSERVATION_CHARS = 480
 UNPRINTABLE = "[unprintable label]"
+EVAL_PREFIX = "eval/"
 MAX_LABEL_CHARS = 200
 
 _LABEL = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./:@+\-]{0,79}")
@@ -106,18 +107,26 @@ class Scrubber:
 
     def __init__(self, checkpoints: Sequence[Checkpoint], labels: Sequence[str], known: Collection[str]) -> None:
         self.known = known
-        self.refs = {raw: f"[run label {i}]" for i, raw in enumerate(sorted({x for x in labels if x not in known}), 1)}
+        # A held-out metric and its bare name are one label: `eval/arena_pass1` is `eval/` + the reference of
+        # `arena_pass1`, so the table, the findings and the held-out section name it the same way.
+        unknown = {x for x in labels if x not in known}
+        bare = {x.removeprefix(EVAL_PREFIX) for x in unknown if x.removeprefix(EVAL_PREFIX) not in known}
+        own = {x: f"[run label {i}]" for i, x in enumerate(sorted(bare), 1)}
+        self.listed = dict(own)
+        self.refs = {x: own.get(x) or f"{EVAL_PREFIX}{own[x.removeprefix(EVAL_PREFIX)]}" for x in unknown
+                     if x in own or x.removeprefix(EVAL_PREFIX) in own}
         self.replacements: dict[str, str] = {}
         for c in checkpoints:
             if c.path:
                 self.replacements[c.path] = f"[checkpoint at step {c.step}]"
-        for raw, ref in self.refs.items():
+        for raw, ref in {**self.listed, **self.refs}.items():
             if len(raw) >= 3:  # shorter ones would match inside ordinary words
                 self.replacements[raw] = ref
         keys = sorted(self.replacements, key=len, reverse=True)
-        # Whole labels only: `reward` inside `reward_mean` is not the label `reward`.
+        # Whole labels only: `reward` inside `reward_mean` is not the label `reward`; a colon ends a label only
+        # before a space (`file.csv: beta`), since labels may contain colons.
         self.pattern = re.compile(
-            "|".join(rf"(?<![\w./:@+\-]){re.escape(k)}(?![\w./:@+\-])" for k in keys)) if keys else None
+            "|".join(rf"(?<![\w./:@+\-]){re.escape(k)}(?![\w./@+\-])(?!:\S)" for k in keys)) if keys else None
 
     def __call__(self, text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
         """`text` with paths and run labels replaced, on one line, no fences, at most `limit` characters."""
@@ -131,7 +140,7 @@ class Scrubber:
 
     def listing(self, token: str) -> list[tuple[str, str]]:
         """(reference, text) of every run label, for the data block: on one line, fence-safe."""
-        return [(ref, neutralise(one_line(raw, MAX_LABEL_CHARS), token)) for raw, ref in self.refs.items()]
+        return [(ref, neutralise(one_line(raw, MAX_LABEL_CHARS), token)) for raw, ref in self.listed.items()]
 
 
 def fence_lines(token: str) -> tuple[str, str]:
