@@ -605,3 +605,26 @@ def test_a_scenario_gets_one_verdict_whether_its_rows_average_ten_steps_or_log_o
                          options={"prompts": 8, "num_generations": 8})
         decisions[fmt] = verdict(load_run(write_run(spec, tmp_path / fmt))).decision
     assert len(set(decisions.values())) == 1, decisions
+
+
+# --- from the holdout8 first read
+
+def test_nemo_rl_group_shares_at_0_and_1_are_the_zero_spread_fraction_and_show_saturation(tmp_path):
+    # A 0..1 reward at 0.97 from the first step, 60% of prompts all correct and 1% all wrong (NeMo-RL logs the
+    # shares in percent): the model starts at the task's ceiling and there is nothing to learn.
+    reward = 0.968 + ar1(100, N, 0.3, 0.004)
+    run = make_run(tmp_path, reward=reward, baseline_reward__pct_0=1.0 + ar1(101, N, 0.3, 0.3),
+                   baseline_reward__pct_1=60.0 + ar1(102, N, 0.3, 2.0))
+    zero = run.series("reward_zero_std_frac")
+    assert len(zero) == N and 0.55 < float(zero.median()) < 0.7
+    assert verdict(run).decision == "stop"
+
+
+def test_a_learning_rate_that_never_leaves_a_billionth_is_a_stop_with_the_initial_weights(tmp_path):
+    lr = 1e-14 * STEPS  # a warm-up spanning millions of steps: 3e-12 by step 300
+    reward = 0.31 + ar1(103, N, 0.5, 0.02)
+    run = make_run(tmp_path, reward=reward, learning_rate=lr, kl=1e-6 + ar1(104, N, 0.3, 1e-7))
+    v = verdict(run)
+    assert v.decision == "stop" and "initial ones" in v.headline
+    normal = make_run(tmp_path / "normal", reward=reward, learning_rate=1e-6 + 0 * lr)
+    assert "updates_stopped" not in {f.kind for f in diagnose(normal).findings}

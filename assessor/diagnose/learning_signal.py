@@ -153,7 +153,34 @@ def _updates_stopped(ctx: Context) -> Finding | None:
             f"{what} has been exactly 0 on every one of the last {zeros} logged steps (since step {step}, after being "
             f"positive before): the weights cannot change, so they are those of step {step}, and every step since "
             "spends compute for nothing", [step])
-    return None
+    return _lr_negligible(ctx)
+
+
+LR_NEGLIGIBLE = 1e-9  # LLM RL fine-tuning runs at about 1e-7 to 1e-5; a hundredth of the smallest moves nothing
+
+
+def _lr_negligible(ctx: Context) -> Finding | None:
+    """A learning rate too small ever to move the weights (a warm-up spanning millions of steps, a unit slip).
+
+    Adam-style optimisers move each weight by about the learning rate per step, so below a billionth the weights
+    after thousands of steps are the initial ones, whatever the loss and the gradients say.
+    """
+    series = ctx.run.series("lr")
+    values, steps = series.to_numpy(), series.index.to_numpy()
+    if len(values) < 2 * UPDATES_STOPPED_POINTS:
+        return None
+    top = float(np.max(np.abs(values)))
+    if not 0.0 < top < LR_NEGLIGIBLE:
+        return None
+    first = int(steps[0])
+    if _still_moving(ctx, first):
+        return None
+    return finding(
+        "lr", "updates_stopped", "critical",
+        f"the learning rate has never been above {top:.2g} in {len(values)} logged steps (to step {int(steps[-1])}): "
+        "at under a billionth per step the weights cannot have moved from where they started, so they are the "
+        "initial ones and every step spends compute for nothing (check the schedule: a warm-up far longer than the "
+        "run, or the learning rate's units)", [first])
 
 
 def _quantised(values: np.ndarray) -> bool:

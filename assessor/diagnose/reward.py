@@ -44,6 +44,19 @@ def _gain_lost(from_peak: robust.LevelShift, start: float) -> float:
     return (from_peak.before - from_peak.after) / gain if gain > 0 else 0.0
 
 
+MATERIAL_DROP = 0.01  # of the reward's scale: a smaller fall is no worse model, however many points show it
+
+
+def _material(from_peak: robust.LevelShift, series: robust.Series) -> bool:
+    """Whether the fall from the best stretch is big enough to matter: 1% of the reward's scale or more.
+
+    On a long, quiet curve a fall of 0.003 on a reward at 0.97 can stand several standard errors out; no
+    practitioner would give up steps for it. The scale is the larger of the best level and the curve's own spread.
+    """
+    spread = float(np.percentile(series.values, 95) - np.percentile(series.values, 5))
+    return from_peak.before - from_peak.after >= MATERIAL_DROP * max(abs(from_peak.before), spread)
+
+
 def _bar(series: robust.Series, peak: np.ndarray, summary: SignalSummary) -> float:
     """Standard errors the best stretch (mask `peak`) must stand above the latest stretch of the same length.
 
@@ -117,7 +130,8 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
     gain_lost = _gain_lost(from_peak, progress.before)
     # Rising again is recovery under way, not a better model behind us, unless most of the gain is still gone (a
     # resume that loaded the base weights relearns for hundreds of steps while the checkpoint before it is better).
-    if not overlapping and declined and (s.trend != "rising" or gain_lost >= RISING_YET_MOSTLY_LOST):
+    if not overlapping and declined and _material(from_peak, series) and (
+            s.trend != "rising" or gain_lost >= RISING_YET_MOSTLY_LOST):
         # The peak and now quoted stay the curve's own (stretches of a tenth of the run, as in the signals table):
         # the decline test's stretches may be wider, and are named by their steps, not given as a second peak.
         latest_steps = series.steps[latest]

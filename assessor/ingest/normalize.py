@@ -334,7 +334,37 @@ def merge_pieces(sources: list[NormalizedSource]) -> tuple[pd.DataFrame, list[st
             f"(to step {reach[winner_source]}), which reaches furthest"
         )
     notes.extend(_reward_stand_ins(chosen))
+    notes.extend(_zero_spread_from_group_shares(chosen))
     return _assemble(list(chosen.values())), guess_notes + notes
+
+
+GROUP_SHARES = ("baseline_reward/pct_0", "baseline_reward/pct_1")
+
+
+def _zero_spread_from_group_shares(chosen: dict[tuple[str, str], Piece]) -> list[str]:
+    """NeMo-RL's shares of prompts whose group scored all 0 or all 1, summed, as the zero-spread fraction.
+
+    NeMo-RL logs `baseline_reward/pct_0` and `pct_1` (percent of prompts whose group-mean reward is 0 or 1) instead
+    of a zero-std fraction. A group whose mean is 0 or 1 on a 0..1 reward has no spread, so their sum is the share
+    of groups that teach nothing (all of them, with a binary reward). Added to `chosen`, with a note.
+    """
+    if ("reward_zero_std_frac", "train") in chosen:
+        return []
+    parts = [chosen.get((name, "train")) for name in GROUP_SHARES]
+    if parts[0] is None or parts[1] is None:
+        return []
+    zero, one = parts[0], parts[1]
+    steps, at_zero, at_one = np.intersect1d(zero.steps, one.steps, assume_unique=True, return_indices=True)
+    if not len(steps):
+        return []
+    total = zero.values[at_zero] + one.values[at_one]
+    if float(np.nanmax(total)) > 1.0 + 1e-9:
+        total = total / 100.0  # logged in percent
+    chosen[("reward_zero_std_frac", "train")] = replace(
+        zero, metric="reward_zero_std_frac", source_key=f"{zero.source_key} + {one.source_key}", steps=steps,
+        values=total, wall_time=zero.wall_time[at_zero], own_name=None)
+    return [f"{zero.source}: read `{zero.source_key}` + `{one.source_key}` (prompts whose group scored all 0 or all "
+            "1) as reward_zero_std_frac"]
 
 
 def _reward_stand_ins(chosen: dict[tuple[str, str], Piece]) -> list[str]:

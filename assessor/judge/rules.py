@@ -264,14 +264,22 @@ def _declined_before(d: Diagnostics, step: int) -> bool:
 def _updates_stopped(d: Diagnostics, w: _Weighed, step: int) -> Verdict:
     evidence = [f for f in d.learning_signal.findings if f.kind == "updates_stopped"]
     last = d.run.last_step or step
-    return _verdict(
-        d, "stop", 0.85, evidence + w.degradation[:2],
+    first = min((s.first_step for s in d.signals.values()), default=None)
+    from_start = first is not None and step <= first
+    headline = (
+        f"Stop: the weights have not been able to change since the start (see the evidence), so they are the initial "
+        f"ones and the {last - step} steps so far spent compute for nothing; fix the cause and start again."
+        if from_start else
         f"Stop: the weights have not been able to change since step {step} (see the evidence), so the current "
         f"weights are those of step {step} and the {last - step} steps since spent compute for nothing; fix the cause "
-        "before resuming from the latest checkpoint.", w,
+        "before resuming from the latest checkpoint.")
+    return _verdict(
+        d, "stop", 0.85, evidence + w.degradation[:2], headline, w,
         actions=["Find why updates stopped: a learning-rate schedule shorter than the run (its decay or total "
-                 "steps), or a reward that returns the same value for every completion (a reward service down or "
-                 "timing out, a parser failing), which leaves no advantage and no gradient.",
+                 "steps) or one that never leaves its warm-up, or a reward that returns the same value for every "
+                 "completion (a reward service down or timing out, a parser failing), which leaves no advantage and "
+                 "no gradient.",
+                 "Start again from the initial model once fixed." if from_start else
                  "Resume from the latest checkpoint once fixed: it holds the same weights as any since the stop."])
 
 
