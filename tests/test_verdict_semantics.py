@@ -628,3 +628,15 @@ def test_a_learning_rate_that_never_leaves_a_billionth_is_a_stop_with_the_initia
     assert v.decision == "stop" and "initial ones" in v.headline
     normal = make_run(tmp_path / "normal", reward=reward, learning_rate=1e-6 + 0 * lr)
     assert "updates_stopped" not in {f.kind for f in diagnose(normal).findings}
+
+
+def test_almost_every_group_alike_in_both_halves_is_no_learning_signal_whatever_the_odd_lucky_group_adds(tmp_path):
+    # Every completion cut at a 256-token cap: reward about 0.002 (a lucky group now and then), 99% of groups alike
+    # from the first step. The reward's best stretch is twice its first one, but nothing is being learnt: stop.
+    rng = np.random.default_rng(105)
+    reward = rng.binomial(1, 0.3, N) * rng.uniform(0.0, 0.008, N)
+    zero = np.clip(0.992 + ar1(106, N, 0.3, 0.004), 0, 1)
+    run = make_run(tmp_path, reward=reward, frac_reward_zero_std=zero, reward_std=0.001 + 0 * reward)
+    d = diagnose(run)
+    assert d.learning_signal.never_learned
+    assert verdict(run).decision == "stop"

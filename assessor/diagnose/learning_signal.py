@@ -210,6 +210,7 @@ MIN_SIGNAL_POINTS = 20  # logged steps before "it never learned" can be said
 NO_SIGNAL_SHARE = 0.8  # a reward stuck at its floor on this share of the steps carries (almost) no signal
 PINNED_SHARE = 0.95  # a component at one exact value on this share of the steps does not move
 NEAR_CEILING = 0.95  # a 0..1 reward within 5% of its ceiling
+ALMOST_EVERY_GROUP = 0.95  # zero-spread share over the whole run that leaves no room for learning at all
 NEVER_OFF_FLOOR = 0.1  # a best stretch within a tenth of the reward's range of its floor never left it
 
 
@@ -260,6 +261,17 @@ def _modal(values: np.ndarray) -> tuple[float, float]:
     return float(uniques[top]), float(counts[top] / len(values))
 
 
+def _alike_in_both_halves(ctx: Context) -> float | None:
+    """The lower of the two halves' mean zero-spread fractions, when both are at least `ALMOST_EVERY_GROUP`."""
+    zero = ctx.book.get("reward_zero_std_frac")
+    if zero is None or zero.series.n < MIN_SIGNAL_POINTS // 2:
+        return None
+    values = zero.series.values
+    half = len(values) // 2
+    lower = min(float(np.mean(values[:half])), float(np.mean(values[half:])))
+    return lower if lower >= ALMOST_EVERY_GROUP else None
+
+
 def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> Finding | None:
     """A run that never had anything to learn from, over its whole length and its latest half alike.
 
@@ -293,6 +305,11 @@ def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> F
     if spread is not None and spread >= NO_SIGNAL_SHARE and not rising and never_rose and _recent_spread_gone(ctx):
         reasons.append(f"every group scored alike (zero reward spread) on {spread:.0%} of steps, so the advantages "
                        "are zero")
+    # Almost every group alike in both halves of the run: what the reward "rose" by is the odd lucky group.
+    alike = _alike_in_both_halves(ctx)
+    if alike is not None and not rising and not reasons:
+        reasons.append(f"{alike:.0%} or more of the groups scored alike (zero reward spread) in both halves of the "
+                       "run, so almost every advantage is zero")
     # A gradient of exactly zero is what a batch with no spread produces: on most steps of both halves, it says
     # the same as the spread where the run logs none. (Not the loss: a GRPO surrogate on zero-mean advantages is
     # exactly 0 on every on-policy step whether or not anything is learnt.)
