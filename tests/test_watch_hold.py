@@ -239,5 +239,5 @@ def test_a_version_1_state_still_loads(tmp_path: Path, run: Path) -> None:
     old = WatchState(run_path=str(run.resolve())).model_dump(exclude={"held_checks", "full_check"})
     path.write_text(json.dumps({**old, "version": 1}), encoding="utf-8")
     state = load_state(path, run)
-    assert state.full_check is None and state.held_checks == 0
+    assert state.full_check is None and state.held_checks == 0 and state.version == 2
     assert FullCheck.model_fields["tree"].description  # the summary documents itself in the state file's schema

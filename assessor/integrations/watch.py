@@ -610,6 +610,7 @@ def load_state(path: Path, run_dir: Path | str) -> WatchState:
     if state.run_path != run_path:
         raise ConfigError(f"{path}: is the state of another run ({state.run_path}); pass --state with a file of "
                           "its own for each run")
+    state.version = STATE_VERSION  # an older state reads as one without the newer fields; it is saved as this version
     return state
 
 
