@@ -7,9 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from assessor.diagnose.models import Diagnostics
-from assessor.judge.models import Usage, Verdict
-
-EXIT_CODES = {"continue": 0, "stop": 10, "rollback": 11}
+from assessor.judge.models import EXIT_CODES, Usage, Verdict
 
 
 class Assessment(BaseModel):

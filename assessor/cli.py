@@ -35,6 +35,8 @@ _TRACKING = click.option("--tracking-uri", metavar="URL", help="Read RUN_DIR as 
 
 def _run_source(run_dir: str, tracking_uri: str | None) -> str | Path:
     """A tracking server's run (`mlflow://...`, kept as text) or a path on disk."""
+    if tracking_uri is None and not run_dir.startswith("mlflow:"):
+        return Path(run_dir)  # a path: no need to import the readers (a `watch --once` that holds uses none)
     from assessor.ingest.mlflow_server import is_tracking_uri, tracking_source
 
     source = tracking_source(run_dir, tracking_uri)
@@ -337,13 +339,18 @@ def slack_bot(roots: tuple[Path, ...], judge_spec: str, tracking_servers: tuple[
 @click.option("--idle-timeout", default="6h", show_default=True, metavar="DURATION",
               help="End the watch after this long without a new step.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
-              help="Write the reports and plots of each check here.")
+              help="Write the reports and plots of each full check here.")
+@click.option("--full", is_flag=True, help="Diagnose the whole run at every check; never hold the last verdict over "
+              "a few immaterial new steps.")
 @_TRACKING
 @click.pass_context
 def watch(ctx: click.Context, run_dir: str, every: str, notify: tuple[str, ...], judge_spec: str,
           llm_judge: str | None, heartbeat: str | None, state_path: Path | None, once: bool, idle_timeout: str,
-          out_dir: Path | None, tracking_uri: str | None) -> None:
+          out_dir: Path | None, full: bool, tracking_uri: str | None) -> None:
     """Check RUN_DIR every so often; notify when the verdict changes; end when the run ends.
+
+    A check that finds only a few new steps (under 1% of the run), all within the noise bands of the last full
+    check, with no new checkpoint, NaN, metric or end of training, holds that check's verdict and says so.
 
     RUN_DIR may also be mlflow://HOST:PORT/RUN_ID, a run on an MLflow tracking server.
     """
@@ -351,7 +358,7 @@ def watch(ctx: click.Context, run_dir: str, every: str, notify: tuple[str, ...],
 
     watcher = make_watcher(_run_source(run_dir, tracking_uri), every=every, notify=notify or ("stdout",),
                            judge=judge_spec, llm_judge=llm_judge, heartbeat=heartbeat, state_path=state_path,
-                           idle_timeout=idle_timeout, out_dir=out_dir)
+                           idle_timeout=idle_timeout, out_dir=out_dir, full=full)
     if once:
         outcome = watcher.check()
         for reason in outcome.reasons:

@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "benchmarks" / "_data"
@@ -45,6 +45,21 @@ def in_fresh_process(script: str, kind: str, path: Path) -> dict[str, Any]:
     )
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
+
+
+def cached_file(path: Path, write: Callable[[TextIO], None]) -> Path:
+    """`path`, written once by `write(handle)` and reused after: a large generated input costs its time only once.
+
+    Written beside itself and renamed into place, so an interrupted write never leaves half a file to be reused.
+    """
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    with partial.open("w", encoding="utf-8") as handle:
+        write(handle)
+    partial.replace(path)
+    return path
 
 
 def warm_page_cache(path: Path) -> None:

@@ -31,10 +31,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
-from _measure import DATA, MIB, REPO, _status_kib, warm_page_cache
+from _measure import DATA, MIB, REPO, _status_kib, cached_file, warm_page_cache
 
 TRAIN_KEYS = [
     "critic/score/mean", "critic/score/max", "critic/score/min", "critic/rewards/mean", "critic/advantages/mean",
@@ -96,17 +96,14 @@ def curves(steps: int, seed: int = 0) -> dict[str, np.ndarray]:
 
 
 def make_jsonl(steps: int) -> Path:
-    """A verl file-logger run folder with one `<experiment>.jsonl` of `steps` rows (written once, then reused)."""
-    folder = DATA / f"verl_jsonl_{steps}"
-    path = folder / "grpo-bench.jsonl"
-    if path.exists():
-        return path
-    folder.mkdir(parents=True, exist_ok=True)
-    columns = curves(steps)
-    val = 0.2 + 0.45 * (1 - np.exp(-np.arange(0, steps + 1, VAL_EVERY) / (steps / 6)))
-    rounded = {key: np.round(values, 6).tolist() for key, values in columns.items()}
-    partial = path.with_suffix(".partial")
-    with partial.open("w", encoding="utf-8") as handle:
+    """A verl file-logger run folder with one `<experiment>.jsonl` of `steps` rows (written once, then reused).
+
+    Its folder is its own (not `make_jsonl_run.py`'s `verl_jsonl_N`): the run is the folder, read whole.
+    """
+    def write(handle: TextIO) -> None:
+        columns = curves(steps)
+        val = 0.2 + 0.45 * (1 - np.exp(-np.arange(0, steps + 1, VAL_EVERY) / (steps / 6)))
+        rounded = {key: np.round(values, 6).tolist() for key, values in columns.items()}
         handle.write(json.dumps({"step": 0, "data": {VAL_KEY: float(val[0])}}) + "\n")
         for i in range(steps):
             step = i + 1
@@ -116,8 +113,8 @@ def make_jsonl(steps: int) -> Path:
             if step % VAL_EVERY == 0:
                 data[VAL_KEY] = round(float(val[step // VAL_EVERY]), 6)
             handle.write(json.dumps({"step": step, "data": data}, separators=(",", ":")) + "\n")
-    partial.rename(path)
-    return path
+
+    return cached_file(DATA / f"verl_grpo_jsonl_{steps}" / "grpo-bench.jsonl", write)
 
 
 def worker(kind: str, path: Path) -> dict[str, Any]:

@@ -22,9 +22,9 @@ import random
 import statistics
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from _measure import DATA, MIB, alternate, measure_here, warm_page_cache
+from _measure import DATA, MIB, alternate, cached_file, measure_here, warm_page_cache
 from make_jsonl_run import VERL_KEYS
 
 VAL_KEY = "val-core/gsm8k/reward/mean@1"
@@ -32,21 +32,17 @@ VAL_KEY = "val-core/gsm8k/reward/mean@1"
 
 def make_csv(steps: int) -> Path:
     """The run's `metrics.csv` (written once, then reused)."""
-    path = DATA / f"csv_{steps}" / "metrics.csv"
-    if path.exists():
-        return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(0)
-    temporary = path.with_suffix(".partial")
-    with temporary.open("w", encoding="utf-8") as handle:
+
+    def write(handle: TextIO) -> None:
+        rng = random.Random(0)
         handle.write(",".join(["step", *VERL_KEYS, VAL_KEY]) + "\n")
         for step in range(1, steps + 1):
             cells = [f"{rng.random():.6g}" for _ in VERL_KEYS]
             if step % 977 == 0:
                 cells[7] = "nan"
             handle.write(",".join([str(step), *cells, f"{rng.random():.6g}" if step % 500 == 0 else ""]) + "\n")
-    temporary.replace(path)
-    return path
+
+    return cached_file(DATA / f"csv_{steps}" / "metrics.csv", write)
 
 
 def worker(kind: str, path: Path) -> dict[str, Any]:

@@ -13,8 +13,9 @@ import argparse
 import json
 import random
 from pathlib import Path
+from typing import TextIO
 
-from _measure import DATA
+from _measure import DATA, cached_file
 
 VERL_KEYS = [
     "actor/entropy", "actor/kl_loss", "actor/kl_coef", "actor/pg_loss", "actor/pg_clipfrac",
@@ -30,13 +31,9 @@ VERL_KEYS = [
 
 def make_jsonl(steps: int) -> Path:
     """The run's `metrics.jsonl` (written once, then reused)."""
-    path = DATA / f"verl_jsonl_{steps}" / "metrics.jsonl"
-    if path.exists():
-        return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(0)
-    temporary = path.with_suffix(".partial")
-    with temporary.open("w", encoding="utf-8") as handle:
+
+    def write(handle: TextIO) -> None:
+        rng = random.Random(0)
         for step in range(1, steps + 1):
             data: dict[str, float | None] = {key: rng.random() for key in VERL_KEYS}
             if step % 977 == 0:
@@ -44,8 +41,8 @@ def make_jsonl(steps: int) -> Path:
             if step % 500 == 0:
                 data["val-core/gsm8k/reward/mean@1"] = rng.random()
             handle.write(json.dumps({"step": step, "data": data}) + "\n")
-    temporary.replace(path)
-    return path
+
+    return cached_file(DATA / f"verl_jsonl_{steps}" / "metrics.jsonl", write)
 
 
 def main() -> None:

@@ -558,5 +558,7 @@ def test_the_llm_judge_keeps_its_cached_prefix_alive_between_checks(tmp_path, ev
         return get_judge("rules")
 
     cfg = config(tmp_path, live.root, llm_judge="stub:llm", every=parse_duration(every))
-    Watcher(cfg, [Recorder()], judge_factory=judges)
+    watcher = Watcher(cfg, [Recorder()], judge_factory=judges)
+    assert made == {}  # made by the first full check (a check that holds its verdict needs none)
+    assert watcher.judge is not None and watcher.llm_judge is not None
     assert made["stub:llm"] == options and made["rules"] == {}

@@ -148,6 +148,18 @@ class _Tailed:
     guard: bytes = b""  # the bytes just before `offset`, to notice a rewrite in place
 
 
+@dataclass(frozen=True)
+class TailedReading:
+    """A JSONL metric log as the last load left it: where its reading stopped, and what it read."""
+
+    path: Path
+    inode: int
+    offset: int  # just after the last complete record read
+    guard: bytes  # the bytes just before `offset`
+    frame: pd.DataFrame  # the raw frame (`SourceData.frame`)
+    steps_inferred: str | None
+
+
 @dataclass
 class _Entry:
     fingerprint: Fingerprint | None
@@ -213,6 +225,18 @@ class IngestCache:
         out = [entry.data for entry in self._entries.values() if entry.data is not None]
         if self._event_source is not None:
             out.append(self._event_source[1])
+        return out
+
+    def tailed_logs(self) -> list[TailedReading]:
+        """The JSONL metric logs the last load read by their appended bytes, where each reading stopped."""
+        out = []
+        for (reader_name, path), entry in self._entries.items():
+            tailed = entry.tailed
+            if reader_name != "jsonl" or tailed is None or entry.data is None or entry.fingerprint is None or \
+                    not isinstance(tailed.tail, _JsonlTail) or tailed.tail.is_samples:
+                continue
+            out.append(TailedReading(path=path, inode=entry.fingerprint.inode, offset=tailed.offset, guard=tailed.guard,
+                                  frame=entry.data.frame, steps_inferred=entry.data.steps_inferred))
         return out
 
     def training_ended(self) -> bool:

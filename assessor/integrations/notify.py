@@ -15,12 +15,14 @@ import urllib.request
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal, Protocol
+from typing import IO, TYPE_CHECKING, Any, Literal, Protocol
 
-from assessor.assessment import Assessment
 from assessor.errors import AssessorError, ConfigError
 from assessor.judge.models import Decision
 from assessor.printable import one_line
+
+if TYPE_CHECKING:
+    from assessor.assessment import Assessment
 
 EventKind = Literal["first", "changed", "escalated", "heartbeat", "ended"]
 

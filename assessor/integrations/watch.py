@@ -37,24 +37,24 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from assessor.assessment import Assessment
-from assessor.diagnose.models import Diagnostics
 from assessor.errors import AssessorError, ConfigError
-from assessor.ingest import load_run
-from assessor.ingest.cache import IngestCache
-from assessor.ingest.persist import DiskStore, default_cache_dir
+from assessor.integrations.hold import FullCheck, Held, summarize, tree_entries, try_hold
 from assessor.integrations.notify import EventKind, Notifier, WatchEvent
 from assessor.integrations.state_lock import state_lock
-from assessor.judge import Judge, get_judge
-from assessor.judge.models import Decision, Usage, Verdict
-from assessor.pipeline import assess_run
-from assessor.run import Checkpoint, Run
+from assessor.judge import Judge, check_judge_spec, get_judge
+from assessor.judge.models import EXIT_CODES, Decision, Usage, Verdict
 
-STATE_VERSION = 1
+if TYPE_CHECKING:  # the rest is imported by the first full check: a check that holds its verdict never needs it
+    from assessor.assessment import Assessment
+    from assessor.diagnose.models import Diagnostics
+    from assessor.ingest.cache import IngestCache
+    from assessor.run import Checkpoint, Run
+
+STATE_VERSION = 2  # 2: `full_check` and `held_checks` (a version 1 state reads as one without them)
 SEVERITY: dict[Decision, int] = {"continue": 0, "stop": 1, "rollback": 2}
 DEFAULT_IDLE_TIMEOUT = 6 * 3600.0
 # A best checkpoint older than this share of the run counts as "an earlier checkpoint to go back to".
@@ -76,7 +76,9 @@ class WatchConfig(_Model):
     heartbeat: float | None = Field(None, gt=0, description="Seconds without an event before a heartbeat.")
     idle_timeout: float | None = Field(
         DEFAULT_IDLE_TIMEOUT, gt=0, description="End the watch after this long without a new step.")
-    out_dir: Path | None = Field(None, description="Write the reports and plots of each check here.")
+    out_dir: Path | None = Field(None, description="Write the reports and plots of each full check here.")
+    full: bool = Field(False, description="Diagnose the whole run at every check; never hold the last verdict "
+                       "(`assessor.integrations.hold`).")
 
 
 class LlmVerdict(_Model):
@@ -108,6 +110,10 @@ class WatchState(_Model):
     llm_calls_saved: int = 0
     llm_usage: Usage = Field(default_factory=Usage, description="Tokens and cost of every LLM call, added up.")
     notifications: int = 0
+    held_checks: int = Field(0, description="Checks that held the last full check's verdict (counted in `checks`).")
+    full_check: FullCheck | None = Field(
+        None, description="The last full check's summary, which later checks hold its verdict against; None when "
+        "the run cannot be held (see `assessor.integrations.hold`).")
     last_check_at: float | None = None
     last_new_step_at: float | None = None
     last_notified_at: float | None = None
@@ -127,6 +133,8 @@ class CheckOutcome:
         llm_called: Whether the LLM judge was called at this check.
         reasons: What happened, in words (why the LLM was or was not called, why nothing was read, ...).
         ended: Why the watch ends after this check (None: it goes on).
+        held: Set when the check held the last full check's verdict (`decision`) over the steps appended since;
+            `assessment` is then that full check's when this process made it, else None.
     """
 
     step: int | None
@@ -137,10 +145,13 @@ class CheckOutcome:
     llm_called: bool
     reasons: tuple[str, ...] = ()
     ended: str | None = None
+    held: Held | None = None
 
     @property
     def exit_code(self) -> int:
         """The `assess` exit code of the decision (0, 10, 11), or 2 when the run could not be read."""
+        if self.held is not None and self.decision is not None:
+            return EXIT_CODES[self.decision]
         return self.assessment.exit_code if self.assessment is not None else ConfigError.exit_code
 
 
@@ -156,16 +167,18 @@ class WatchSummary:
     last: CheckOutcome | None
     state_path: Path
     llm_usage: Usage | None = None
+    held_checks: int = 0
 
     def line(self) -> str:
-        """`12 checks, 2 LLM calls ($0.0312, 24,310 input tokens of which 20,480 cached), 9 saved, ...`."""
+        """`12 checks (8 held), 2 LLM calls ($0.0312, 24,310 input tokens of which 20,480 cached), 9 saved, ...`."""
         cost = ""
         usage = self.llm_usage
         if usage is not None and usage.requests:
             money = f"${usage.cost_usd:.4f}" if usage.cost_usd is not None else "cost unknown"
             cost = (f" ({money}, {usage.input_tokens:,} input tokens of which {usage.cached_input_tokens:,} "
                     f"cached, {usage.output_tokens:,} output)")
-        text = (f"{self.checks} checks, {self.llm_calls} LLM calls{cost}, {self.llm_calls_saved} saved, "
+        held = f" ({self.held_checks} held)" if self.held_checks else ""
+        text = (f"{self.checks} checks{held}, {self.llm_calls} LLM calls{cost}, {self.llm_calls_saved} saved, "
                 f"{self.notifications} notifications (state: {self.state_path})")
         return text + (f"; ended: {self.ended}" if self.ended else "")
 
@@ -268,20 +281,59 @@ class Watcher:
         self.clock = clock
         self._sleep = sleep
         self._warn = warn or _to_stderr
-        self.judge = judge_factory(config.judge)
-        self.llm_judge: Judge | None = None
+        # The judges are made by the first full check (a check that holds its verdict imports none of them); a
+        # name or key that cannot work is refused now, as the one who typed it is still there to read why.
+        self._judge_factory = judge_factory
+        self._judge: Judge | None = None
+        self._llm_judge: Judge | None = None
+        self._llm_options: dict[str, object] = {}
+        if judge_factory is get_judge:
+            check_judge_spec(config.judge)
         if config.llm_judge:
             # Errors about the LLM judge name the option it came from.
-            options = {**llm_options(config.every), **({"flag": "--llm-judge"} if judge_factory is get_judge else {})}
-            self.llm_judge = judge_factory(config.llm_judge, **options)
+            self._llm_options = {**llm_options(config.every),
+                                 **({"flag": "--llm-judge"} if judge_factory is get_judge else {})}
+            if judge_factory is get_judge:
+                check_judge_spec(config.llm_judge, flag="--llm-judge")
         self.state_path = config.state_path or default_state_path(config.run_dir)
         self.state = load_state(self.state_path, config.run_dir)
-        # Kept on disk too, so that a check in a new process (`watch --once` from cron) reads only what is new.
-        self.cache = IngestCache(store=DiskStore(default_cache_dir()))
+        self._cache: IngestCache | None = None
         self.last: CheckOutcome | None = None
         self._assessment: Assessment | None = None  # the latest one, reused while nothing new arrives
         self._checkpoints: list[Checkpoint] = []  # a checkpoint of weights only changes no file the cache reads
         self._remote_seen: tuple[int, int | None] | None = None  # rows and last step of a tracking server's run
+
+    @property
+    def judge(self) -> Judge:
+        """The judge of every full check (made on first use)."""
+        if self._judge is None:
+            self._judge = self._judge_factory(self.config.judge)
+        return self._judge
+
+    @judge.setter
+    def judge(self, judge: Judge) -> None:
+        self._judge = judge
+
+    @property
+    def llm_judge(self) -> Judge | None:
+        """The LLM judge called on material change (made on first use), or None without one."""
+        if self._llm_judge is None and self.config.llm_judge:
+            self._llm_judge = self._judge_factory(self.config.llm_judge, **self._llm_options)
+        return self._llm_judge
+
+    @llm_judge.setter
+    def llm_judge(self, judge: Judge | None) -> None:
+        self._llm_judge = judge
+
+    @property
+    def cache(self) -> IngestCache:
+        """What was read so far; kept on disk too, so a check in a new process (`watch --once`) reads only the new."""
+        if self._cache is None:
+            from assessor.ingest.cache import IngestCache
+            from assessor.ingest.persist import DiskStore, default_cache_dir
+
+            self._cache = IngestCache(store=DiskStore(default_cache_dir()))
+        return self._cache
 
     def check(self) -> CheckOutcome:
         """One check: read what is new, assess if anything is, notify if the verdict moved; save the state.
@@ -301,17 +353,25 @@ class Watcher:
         state.last_check_at = now
         if state.last_new_step_at is None:
             state.last_new_step_at = now  # idle time counts from the first check, even with nothing to read
+        reasons: list[str] = []
+        held = self._hold(now, reasons)
+        if held is not None:
+            return self._finish(held)
+        from assessor.ingest import load_run
+
+        # Listed before reading: whatever changes while this check reads and diagnoses shows at the next one.
+        root = self._root()
+        tree = tree_entries(root) if root is not None else None
         try:
             run = load_run(self.config.run_dir, cache=self.cache)
         except AssessorError as error:
-            reason = f"could not read the run ({error}); trying again at the next check"
+            reasons.append(f"could not read the run ({error}); trying again at the next check")
             return self._finish(CheckOutcome(
                 step=state.last_step, decision=None, assessment=None, notified=None, judge=None, llm_called=False,
-                reasons=(reason,), ended=self._idle(now)))
+                reasons=tuple(reasons), ended=self._idle(now)))
         step = run.last_step
         if step is not None and (state.last_step is None or step != state.last_step):
             state.last_new_step_at = now
-        reasons: list[str] = []
         llm_called = False
         changed = self.cache.stats.changed
         if isinstance(self.config.run_dir, str):  # a tracking server's run: read whole each time, compare its size
@@ -325,6 +385,8 @@ class Watcher:
             assessment, llm_called = self._assess(run, reasons)
             self._assessment = assessment
             self._checkpoints = list(run.checkpoints)
+            state.full_check = None if tree is None else summarize(
+                run, assessment.verdict.decision, assessment.diagnostics.run.state, tree, self.cache.tailed_logs(), now)
             if self.config.out_dir is not None:
                 from assessor.report.html import write_reports
 
@@ -352,8 +414,43 @@ class Watcher:
             step=step, decision=decision, assessment=assessment, notified=notified, judge=assessment.judge,
             llm_called=llm_called, reasons=tuple(reasons), ended=ended))
 
+    def _root(self) -> Path | None:
+        """The run directory or file as discovery reads it; None for a tracking server's run."""
+        run_dir = self.config.run_dir
+        return None if isinstance(run_dir, str) else run_dir.expanduser().resolve()
+
+    def _hold(self, now: float, reasons: list[str]) -> CheckOutcome | None:
+        """A check that holds the last full check's verdict, when all that is new is immaterial; else None.
+
+        Never when an event is owed (a first or changed verdict not yet delivered, a heartbeat due, the end of the
+        run), since an event carries a whole assessment; nor without a step new since the last check, so a run
+        that stops writing gets the full check that can call it stalled. See `assessor.integrations.hold`.
+        """
+        state, root = self.state, self._root()
+        full = state.full_check
+        if full is None or root is None or self.config.full or state.ended or state.decision is None or \
+                full.decision != state.decision or state.notified_decision != state.decision:
+            return None
+        heartbeat = self.config.heartbeat
+        if heartbeat is not None and now - (state.last_notified_at or now) >= heartbeat:
+            return None
+        found = try_hold(full, root)
+        if isinstance(found, str):
+            reasons.append(f"full check: {found}")
+            return None
+        if found is None or (state.last_step is not None and found.last_step <= state.last_step):
+            return None
+        state.last_new_step_at = now
+        state.last_step = found.last_step
+        state.held_checks += 1
+        reasons.append(found.line())
+        return CheckOutcome(step=found.last_step, decision=state.decision, assessment=self._assessment,
+                            notified=None, judge=state.judge, llm_called=False, reasons=tuple(reasons), held=found)
+
     def run(self, stop: threading.Event | None = None) -> WatchSummary:
         """Check every `config.every` seconds until the run ends, goes idle, or `stop` is set."""
+        self.judge  # noqa: B018  # made now: a judge that cannot be made stops the watch before its first check
+        self.llm_judge  # noqa: B018
         while True:
             started = self.clock()
             try:
@@ -376,11 +473,13 @@ class Watcher:
         return WatchSummary(
             checks=state.checks, llm_calls=state.llm_calls, llm_calls_saved=state.llm_calls_saved,
             notifications=state.notifications, ended=self.last.ended if self.last else None, last=self.last,
-            state_path=self.state_path, llm_usage=state.llm_usage,
+            state_path=self.state_path, llm_usage=state.llm_usage, held_checks=state.held_checks,
         )
 
     def _assess(self, run: Run, reasons: list[str]) -> tuple[Assessment, bool]:
         """The cheap judge's assessment, or the LLM's (new on material change, else its last one reused)."""
+        from assessor.pipeline import assess_run
+
         out_dir = self.config.out_dir
         # `--judge auto` chose an LLM only because a key is set: while its API is down, the rules judge decides.
         cheap = assess_run(run, self.judge, out_dir=out_dir, fall_back_to_rules=self.config.judge == "auto")
@@ -468,7 +567,7 @@ class Watcher:
 def make_watcher(
     run_dir: Path | str, *, every: str, notify: Sequence[str] = ("stdout",), judge: str = "rules",
     llm_judge: str | None = None, heartbeat: str | None = None, state_path: Path | None = None,
-    idle_timeout: str | None = "6h", out_dir: Path | None = None,
+    idle_timeout: str | None = "6h", out_dir: Path | None = None, full: bool = False,
 ) -> Watcher:
     """A `Watcher` from the options of `assessor watch` (durations as text: `90s`, `15m`, `2h`, `1d`).
 
@@ -481,7 +580,7 @@ def make_watcher(
     config = WatchConfig(
         run_dir=run_dir, every=parse_duration(every), judge=judge, llm_judge=llm_judge, state_path=state_path,
         heartbeat=parse_duration(heartbeat) if heartbeat else None,
-        idle_timeout=parse_duration(idle_timeout) if idle_timeout else None, out_dir=out_dir,
+        idle_timeout=parse_duration(idle_timeout) if idle_timeout else None, out_dir=out_dir, full=full,
     )
     return Watcher(config, notifiers_from(notify))
 
@@ -511,6 +610,7 @@ def load_state(path: Path, run_dir: Path | str) -> WatchState:
     if state.run_path != run_path:
         raise ConfigError(f"{path}: is the state of another run ({state.run_path}); pass --state with a file of "
                           "its own for each run")
+    state.version = STATE_VERSION  # an older state reads as one without the newer fields; it is saved as this version
     return state
 
 

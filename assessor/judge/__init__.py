@@ -27,7 +27,8 @@ JUDGES: dict[str, str] = {
 KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 
 __all__ = [
-    "JUDGES", "Decision", "Evidence", "Judge", "JudgeRequest", "JudgeResult", "Usage", "Verdict", "get_judge",
+    "JUDGES", "Decision", "Evidence", "Judge", "JudgeRequest", "JudgeResult", "Usage", "Verdict", "check_judge_spec",
+    "get_judge",
     "resolve_judge_name",
 ]
 
@@ -43,6 +44,23 @@ def resolve_judge_name(spec: str, env: Mapping[str, str] | None = None) -> str:
     return "rules"
 
 
+def check_judge_spec(spec: str, env: Mapping[str, str] | None = None, flag: str = "--judge") -> tuple[str, str]:
+    """The judge name and model `spec` stands for, checked without importing the judge (see `get_judge`).
+
+    Raises:
+        ConfigError: unknown name, or a provider whose API key variable is not set.
+    """
+    env = os.environ if env is None else env
+    name, _, model = resolve_judge_name(spec, env).partition(":")
+    if name not in JUDGES:
+        raise ConfigError(f"unknown judge {spec!r}; use one of auto, {', '.join(JUDGES)} (e.g. anthropic:MODEL)")
+    variable = KEY_VARIABLES.get(name)
+    if variable and not env.get(variable):
+        fix = "use --judge rules" if flag == "--judge" else f"leave out {flag}"
+        raise ConfigError(f"{flag} {spec} needs {variable} in the environment; set it, or {fix}")
+    return name, model
+
+
 def get_judge(spec: str = "auto", env: Mapping[str, str] | None = None, **options: object) -> Judge:
     """The judge named by `spec` (`rules`, `fake`, `anthropic[:MODEL]`, `openai[:MODEL]`, `verdicts:DIR`, `auto`).
 
@@ -54,13 +72,7 @@ def get_judge(spec: str = "auto", env: Mapping[str, str] | None = None, **option
     """
     env = os.environ if env is None else env
     flag = str(options.pop("flag", "--judge"))
-    name, _, model = resolve_judge_name(spec, env).partition(":")
-    if name not in JUDGES:
-        raise ConfigError(f"unknown judge {spec!r}; use one of auto, {', '.join(JUDGES)} (e.g. anthropic:MODEL)")
-    variable = KEY_VARIABLES.get(name)
-    if variable and not env.get(variable):
-        fix = "use --judge rules" if flag == "--judge" else f"leave out {flag}"
-        raise ConfigError(f"{flag} {spec} needs {variable} in the environment; set it, or {fix}")
+    name, model = check_judge_spec(spec, env, flag)
     module = importlib.import_module(JUDGES[name])
     judge: Judge = module.make(model or None, env=env, **options)
     return judge

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from assessor.diagnose.models import Diagnostics
 from assessor.judge.models import Usage, Verdict
-from assessor.run import Run
+
+if TYPE_CHECKING:  # annotations only: `assessor.judge.models` stays importable without the diagnosis stack
+    from assessor.diagnose.models import Diagnostics
+    from assessor.run import Run
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Decision = Literal["continue", "stop", "rollback"]
+EXIT_CODES: dict[Decision, int] = {"continue": 0, "stop": 10, "rollback": 11}  # what `assessor assess` exits with
 
 
 class _Model(BaseModel):
