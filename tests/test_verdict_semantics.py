@@ -572,12 +572,12 @@ def test_a_coefficient_scaled_kl_that_keeps_growing_on_a_reward_plateau_is_drift
 
 def test_a_smooth_pass_rate_is_not_read_finer_than_a_typical_eval_set_allows(tmp_path):
     # Held-out accuracy every 20 steps, averaged (its set size does not show) and so smooth that its own
-    # eval-to-eval noise is about 0.001: best 0.366 at 180, 0.354 and 0.352 at 200 and 220, then a slide.
+    # eval-to-eval spread is under the 1% floor (the measurement says nothing about its noise): best 0.366 at 180, 0.354 and 0.352 at 200 and 220, then a slide.
     # 1.4 points below the best is no worse on any eval set of a realistic size: the newest as-good point is 220,
     # and the checkpoint to restore is global 200, not 100.
     reward = np.where(STEPS < 230, 0.3 + 0.15 * STEPS / 230, 0.45 - 0.06 * (STEPS - 230) / 70) + ar1(90, N, 0.3, 0.01)
-    evals = np.array([0.2051, 0.2313, 0.2337, 0.2559, 0.2754, 0.3003, 0.3211, 0.3362, 0.3661, 0.3543, 0.3521,
-                      0.3489, 0.3302, 0.3161, 0.3013])
+    evals = np.array([0.2051, 0.2253, 0.2457, 0.2659, 0.2854, 0.3053, 0.3251, 0.3452, 0.3661, 0.3543, 0.3521,
+                      0.3489, 0.3352, 0.3211, 0.3063])
     run = with_evals(make_run(tmp_path, reward=reward, checkpoints=(100, 200)).path, "accuracy", 20, evals)
     best = diagnose(run).best_checkpoint
     assert best.basis == "eval" and best.band_kind == "typical_sampling_error"

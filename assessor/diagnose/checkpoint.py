@@ -23,8 +23,8 @@ from assessor.diagnose.context import Context, num
 from assessor.diagnose.evaluation import (
     LOWER_IS_BETTER,
     TYPICAL_EVAL_SET,
-    eval_noise,
     eval_score,
+    measured_eval_noise,
     sampling_error,
     typical_sampling_error,
 )
@@ -158,12 +158,13 @@ def _eval_curve(ctx: Context, evaluation: EvalDiagnosis, metric: str) -> _Curve 
     if len(values) < 3 or float(np.ptp(values)) == 0.0:
         return None  # an eval that never moved has no best point
     score = eval_score(metric, values)
-    noise = eval_noise(score)
+    noise, floored = measured_eval_noise(score)
     # "As good as the best" is strict: a pass rate within one sampling error of the best score, when the set
-    # size shows, else within the eval-to-eval noise (which a collapse after the peak inflates). A pass rate whose
-    # set size is hidden is never read finer than a typical eval set allows: a smooth curve is no finer a measure.
+    # size shows, else within the error of a difference of two evaluations (which a collapse after the peak
+    # inflates). A pass rate so smooth that its spread is at the floor (an averaged or exported curve) says
+    # nothing about its noise: it is read no finer than a typical eval set allows.
     sampling = sampling_error(metric, values)
-    typical = typical_sampling_error(metric, values) if sampling is None else None
+    typical = typical_sampling_error(metric, values) if sampling is None and floored else None
     band: float
     kind: BandKind
     if sampling is not None:
@@ -171,7 +172,9 @@ def _eval_curve(ctx: Context, evaluation: EvalDiagnosis, metric: str) -> _Curve 
     elif typical is not None and typical > noise:
         band, kind = typical, "typical_sampling_error"
     else:
-        band, kind = noise, "eval_noise"
+        # Two single evaluations, each off by the eval-to-eval noise, differ by sqrt(2) times it: one standard
+        # error of their difference is what "no worse than the best" can be told apart by.
+        band, kind = noise * math.sqrt(2.0), "eval_difference"
     # "Now" is the mean of the last two evaluations, so one unlucky evaluation does not call a decline.
     tail = score[-2:]
     return _Curve(series.index.to_numpy(), score, band, band, float(np.mean(tail)), band / math.sqrt(len(tail)),
@@ -262,7 +265,9 @@ def _describe(
 ) -> str:
     if basis == "eval":
         within = {"sampling_error": "one sampling error",
-                  "typical_sampling_error": f"the sampling error of a pass rate on {TYPICAL_EVAL_SET:,} problems"}.get(
+                  "typical_sampling_error": f"the sampling error of a pass rate on {TYPICAL_EVAL_SET:,} problems",
+                  "eval_difference": f"sqrt(2) x its eval-to-eval noise of {num(curve.band / math.sqrt(2.0))}, "
+                                     "one standard error of the difference of two evaluations"}.get(
             curve.band_kind, "its eval-to-eval noise")
         text = (f"{metric} was best at {num(sign * best_level)} at step {best_level_step}; the newest evaluation "
                 f"within {within} ({num(curve.band)}) of that is step {best_step}")

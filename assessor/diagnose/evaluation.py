@@ -8,6 +8,7 @@ past the peak before a decline is called.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -24,9 +25,13 @@ LOWER_IS_BETTER = frozenset({"loss"})
 _QUALITY_WORDS = ("acc", "score", "reward", "pass", "exact", "correct", "match", "win", "solve")
 _NOT_QUALITY_WORDS = ("length", "len", "time", "kl", "entropy", "std", "runtime", "per_second", "tokens", "clip",
                       "count", "num_", "rejected", "chosen", "logps", "logits")
+# Whole words (between separators) that name a quality measure: a reward model's score (`gold_rm_mean`), a judge.
+_QUALITY_TOKENS = frozenset({"rm", "gold", "judge", "elo", "rating", "quality", "helpful", "helpfulness", "pref",
+                             "winrate", "heldout"})
+_GOLD_TOKENS = frozenset({"gold"})
 TASK_CHECK_WORDS = ("correct", "accura", "exact", "match", "pass", "solve", "verif")
 MIN_EVALS = 4  # evaluations needed to say an eval does not move
-PLATEAU_EVALS = 5  # evaluations after the bend needed to call an eval plateau
+PLATEAU_EVALS = 4  # evaluations after the bend needed to call an eval plateau (the slope bound carries the proof)
 # Bends tried by the plateau fit: every evaluation up to this many (an ordinary run has far fewer), past it this
 # many evenly spaced ones, so an eval logged at every step of a long run keeps the scan O(n).
 MAX_BEND_CANDIDATES = 1000
@@ -51,6 +56,17 @@ def eval_score(metric: str, values: np.ndarray) -> np.ndarray:
     return -values if metric in LOWER_IS_BETTER else values
 
 
+def _tokens(metric: str) -> set[str]:
+    return set(re.split(r"[^a-z0-9]+", metric.lower()))
+
+
+def _quality_name(metric: str) -> bool:
+    """A held-out series whose name says it measures quality (and not length, time, KL, ...)."""
+    lowered = metric.lower()
+    return (any(w in lowered for w in _QUALITY_WORDS) or bool(_tokens(metric) & _QUALITY_TOKENS)) and not any(
+        w in lowered for w in _NOT_QUALITY_WORDS)
+
+
 def quality_metrics(ctx: Context) -> list[str]:
     """Held-out series that measure quality, the preferred one first."""
     names = ctx.run.metric_names("eval")
@@ -67,8 +83,12 @@ def quality_metrics(ctx: Context) -> list[str]:
     if len(task_checks) == 1 and "reward_mean" in preferred:
         at = preferred.index("reward_mean")
         preferred = preferred[:at] + task_checks + preferred[at:]
-    others = [m for m in names if m not in preferred and any(w in m.lower() for w in _QUALITY_WORDS)
-              and not any(w in m.lower() for w in _NOT_QUALITY_WORDS)]
+    others = [m for m in names if m not in preferred and _quality_name(m)]
+    # A gold reward model (or a judge standing in for one) is the measure a learned proxy reward is checked
+    # against: it goes first, since over-optimising the proxy shows only there.
+    gold = [m for m in others if _tokens(m) & _GOLD_TOKENS]
+    if gold:
+        preferred, others = gold + preferred, [m for m in others if m not in gold]
     # The same numbers logged under two names (a score and its alias) are one series.
     out: list[str] = []
     seen: list[object] = []
@@ -497,6 +517,11 @@ def decline_noise(metric: str, values: np.ndarray, score: np.ndarray) -> float:
 
 def eval_noise(score: np.ndarray) -> float:
     """Eval-to-eval noise: a robust spread of second differences, never under 1% of the level's scale."""
+    return measured_eval_noise(score)[0]
+
+
+def measured_eval_noise(score: np.ndarray) -> tuple[float, bool]:
+    """`eval_noise`, and whether it is its floor (the evaluations are too smooth for their spread to say more)."""
     # Evaluations are separate measurements (fresh samples of a fixed set), so their noise is read from
     # differences without the autocorrelation correction: with a dozen points, a steady slide would otherwise
     # masquerade as autocorrelated noise and hide itself. Second differences (var 6 sigma^2 for independent
@@ -511,7 +536,8 @@ def eval_noise(score: np.ndarray) -> float:
     else:
         noise = 0.0
     # With a handful of points the estimate is rough; never let it fall below 1% of the level's scale.
-    return max(noise, 0.01 * float(np.max(np.abs(score))), robust.noise_floor(score))
+    floor = max(0.01 * float(np.max(np.abs(score))), robust.noise_floor(score))
+    return max(noise, floor), noise <= floor
 
 
 def _rate_left(rate_left: float) -> str:

@@ -344,7 +344,7 @@ class GpuDiagnosis(_Model):
     findings: list[Finding] = Field(default_factory=list)
 
 
-BandKind = Literal["standard_error", "sampling_error", "typical_sampling_error", "eval_noise"]
+BandKind = Literal["standard_error", "sampling_error", "typical_sampling_error", "eval_difference", "eval_noise"]
 
 
 class BestCheckpoint(_Model):
@@ -367,7 +367,8 @@ class BestCheckpoint(_Model):
     band_kind: BandKind | None = Field(
         None, description="What `band` is: the standard error of a stretch mean (reward), the sampling error of one "
         "evaluation of a pass rate (its set size read off the scores), that of a pass rate on a typical "
-        "1,000-problem set (set size hidden), or the eval-to-eval noise.")
+        "1,000-problem set (set size hidden), sqrt(2) x the eval-to-eval noise (the error of a difference of two "
+        "evaluations), or the eval-to-eval noise itself.")
     smoothed: bool = Field(False, description="Levels are stretch means (reward), not single evaluations.")
     behind: bool = Field(False, description="Now is worse than the best point by more than noise.")
     decline_t: float | None = Field(None, description="(best level - now) in standard errors of the difference.")

@@ -15,7 +15,7 @@ import pandas as pd
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
-from assessor.diagnose.kl_reward import primary_reward
+from assessor.diagnose.kl_reward import min_flat_points, primary_reward
 from assessor.diagnose.models import Finding, RewardDiagnosis, Severity, SignalSummary, Stretch
 
 DECLINE_T = 4.0  # the peak stretch is chosen as the best of many, so its comparison needs a high bar
@@ -181,10 +181,20 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
             f"{num(progress.after)} over the latest {width} ({progress.t:+.1f} standard errors)", [s.first_step]))
     elif robust.progress(series, s.trend_window_start).stalled:
         since = s.plateau_start if s.plateau_start is not None else s.trend_window_start
-        findings.append(finding(
-            metric, "reward_plateau", "watch",
-            f"{metric} has levelled off at {num(s.now)} since about step {since} (from {num(progress.before)} at "
-            "the start)", [since]))
+        bend = robust.level_off(series)
+        if bend is not None and bend.plateau(min_flat_points=min_flat_points(reading)) and bend.climb_rate > 0:
+            # Flat for at least as long as it took to climb, keeping a small share of the climb's rate: the run has
+            # shown what this recipe does, and more steps of it are unlikely to pay.
+            findings.append(finding(
+                metric, "reward_converged", "watch",
+                f"{metric} levelled off around step {bend.step} at {num(s.now)} (from {num(progress.before)} at the "
+                f"start): it climbed for {bend.climb_steps} steps and in the {bend.flat_steps} since has kept "
+                f"{max(0.0, bend.rate_left):.0%} of its climb rate, so it has converged", [bend.step]))
+        else:
+            findings.append(finding(
+                metric, "reward_plateau", "watch",
+                f"{metric} has levelled off at {num(s.now)} since about step {since} (from {num(progress.before)} at "
+                "the start)", [since]))
     else:
         findings.append(finding(
             metric, "reward_unclear", "info",

@@ -52,7 +52,7 @@ SPENT = {
     "kl_up_reward_flat": 1.0, "reward_saturated": 1.5, "dpo_loss_flat_at_ln2": 1.5, "loss_sign_reversal": 1.0,
     "length_truncation": 1.0, "dpo_loss_rising": 1.0, "component_saturated_other_levelled_off": 1.0,
     "eval_not_transferring": 1.0, "eval_plateau": 1.0, "length_at_cap_from_start": 1.0, "task_component_flat": 1.0,
-    "critic_not_learning": 1.0, "reward_no_progress": 1.0,
+    "critic_not_learning": 1.0, "reward_no_progress": 1.0, "reward_converged": 1.0,
 }
 # These only argue for stopping while reward is not improving: with reward rising they are risks to watch.
 SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation", "length_at_cap_from_start"})
@@ -170,7 +170,7 @@ def _never_improved(d: Diagnostics) -> bool:
         return False
     if kinds & {"reward_no_progress", "reward_below_start"}:
         return True
-    if "reward_plateau" in kinds and r.plateau_start is not None:
+    if kinds & {"reward_plateau", "reward_converged"} and r.plateau_start is not None:
         return r.plateau_start <= curve.first_step + 0.1 * (curve.last_step - curve.first_step)
     return False
 
@@ -192,6 +192,11 @@ def _learning_anyway(d: Diagnostics) -> bool:
     return curve is not None and curve.noise > 0 and (curve.now - curve.start) / curve.noise >= CLEAR_RISE_NOISE
 
 
+def _eval_still_climbing(d: Diagnostics) -> bool:
+    """A held-out eval still setting clear new highs: the training reward's plateau is not the model's."""
+    return any(c.new_high_noise >= 1.0 and c.decline_noise < 1.0 for c in d.eval.curves)
+
+
 def _sort(d: Diagnostics) -> _Weighed:
     degradation, spent, setup, diverged, other = [], [], [], [], []
     for f in d.findings:
@@ -210,7 +215,8 @@ def _sort(d: Diagnostics) -> _Weighed:
                                                     and kind == "length_truncation"))) and not (
                 kind in SPENT_UNLESS_NEVER_IMPROVED and not _never_improved(d)) and not (
                 kind == "reward_no_progress" and (not _long_run(d) or _learning_anyway(d))) and not (
-                kind in SPENT_UNLESS_LEARNING and _learning_anyway(d)):
+                kind in SPENT_UNLESS_LEARNING and _learning_anyway(d)) and not (
+                kind == "reward_converged" and _eval_still_climbing(d)):
             spent.append(f)
         elif f.severity in ("warning", "critical"):
             other.append(f)
@@ -318,7 +324,7 @@ def _still_improving(d: Diagnostics) -> bool:
     if r.trend == "rising":
         return True
     kinds = {f.kind for f in r.findings}
-    if kinds & {"reward_plateau", "reward_no_progress", "reward_below_start"}:
+    if kinds & {"reward_plateau", "reward_converged", "reward_no_progress", "reward_below_start"}:
         return False
     best, last = d.best_checkpoint, d.run.last_step or 0
     at_best = best.best_step is not None and not best.behind and last - best.best_step <= 0.1 * last
@@ -509,6 +515,14 @@ def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
                     "now push away from what was working.")
         actions = ["Keep the current checkpoint; check the learning rate and the advantage normalisation before "
                    "training further."]
+    elif "reward_converged" in kinds:
+        metric = d.reward.metric or "reward"
+        headline = (f"Stop: {metric} has converged, flat for at least as long as it took to climb, with nothing "
+                    "getting worse: the current weights are as good as any, and more steps of this recipe are "
+                    "unlikely to pay.")
+        actions = ["Keep the current checkpoint.",
+                   "For more gains, change the recipe (harder prompts, a better reward, a higher learning rate or "
+                   "KL budget) rather than training longer."]
     else:
         headline = "Stop: the run is no longer learning (the preference loss is not falling)."
         actions = ["Check the learning rate, beta and the preference pairs before restarting."]
@@ -561,7 +575,8 @@ def _continue(d: Diagnostics, w: _Weighed) -> Verdict:
         # Up over the run, with a latest stretch too noisy to call: neither "flat" nor "converged" describes it.
         headline = (f"Continue: {reward.metric} is up from {num(reward.start)} to {num(reward.now)} over the run and "
                     "its latest stretch is too noisy to say whether it is still rising")
-    elif d.kl_reward.quadrant_now == "kl_stable_reward_flat" and kinds & {"reward_plateau", "reward_no_progress"}:
+    elif d.kl_reward.quadrant_now == "kl_stable_reward_flat" and kinds & {
+            "reward_plateau", "reward_converged", "reward_no_progress"}:
         headline = ("Continue, but the run looks converged: reward and KL are both flat; stop if the current level "
                     "is good enough")
     else:
