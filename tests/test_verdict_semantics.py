@@ -640,3 +640,32 @@ def test_almost_every_group_alike_in_both_halves_is_no_learning_signal_whatever_
     d = diagnose(run)
     assert d.learning_signal.never_learned
     assert verdict(run).decision == "stop"
+
+
+def test_a_reward_flat_for_longer_than_it_climbed_has_converged_unless_the_eval_still_climbs(tmp_path):
+    # PPO at a KL equilibrium: the score climbed for 80 steps and has been flat for 220 since, KL steady.
+    reward = np.minimum(1.1, -0.3 + 1.4 * STEPS / 80) + ar1(110, N, 0.3, 0.05)
+    kl = np.minimum(6.0, 6.0 * STEPS / 80) + ar1(111, N, 0.3, 0.05)
+    run = make_run(tmp_path / "flat", reward=reward, kl=kl)
+    assert "reward_converged" in {f.kind for f in diagnose(run).reward.findings}
+    assert verdict(run).decision == "stop"
+    # Still climbing at a steady rate: no plateau, so no convergence.
+    rising = make_run(tmp_path / "rising", reward=-0.3 + 1.4 * STEPS / N + ar1(112, N, 0.3, 0.05), kl=kl)
+    assert "reward_converged" not in {f.kind for f in diagnose(rising).reward.findings}
+    assert verdict(rising).decision == "continue"
+    # The same plateau while a held-out eval still sets clear new highs: the model is still getting better.
+    evals = np.linspace(0.30, 0.52, 15)
+    climbing = with_evals(make_run(tmp_path / "eval", reward=reward, kl=kl).path, "accuracy", 20, evals)
+    assert verdict(climbing).decision == "continue"
+
+
+def test_a_gold_reward_models_held_out_score_is_read_and_outranks_the_proxy(tmp_path):
+    # Proxy reward rising throughout; the gold RM scored every 25 steps peaks at step 125 and falls.
+    reward = -0.5 + 2.5 * STEPS / N + ar1(113, N, 0.3, 0.05)
+    gold = np.array([0.05, 0.25, 0.42, 0.55, 0.62, 0.61, 0.58, 0.52, 0.47, 0.43, 0.40, 0.36])
+    run = with_evals(make_run(tmp_path, reward=reward).path, "gold_rm_mean", 25, gold)
+    run = with_evals(run.path, "reward_mean", 25, np.linspace(0.0, 2.0, 12))
+    d = diagnose(run)
+    assert d.eval.metric == "gold_rm_mean"
+    v = verdict(run)
+    assert v.decision == "rollback" and 100 <= (v.rollback_step or 0) <= 150
