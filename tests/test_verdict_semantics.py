@@ -572,7 +572,8 @@ def test_a_coefficient_scaled_kl_that_keeps_growing_on_a_reward_plateau_is_drift
 
 def test_a_smooth_pass_rate_is_not_read_finer_than_a_typical_eval_set_allows(tmp_path):
     # Held-out accuracy every 20 steps, averaged (its set size does not show) and so smooth that its own
-    # eval-to-eval spread is under the 1% floor (the measurement says nothing about its noise): best 0.366 at 180, 0.354 and 0.352 at 200 and 220, then a slide.
+    # eval-to-eval spread is under the 1% floor (the measurement says nothing about its noise): best 0.366 at
+    # 180, 0.354 and 0.352 at 200 and 220, then a slide.
     # 1.4 points below the best is no worse on any eval set of a realistic size: the newest as-good point is 220,
     # and the checkpoint to restore is global 200, not 100.
     reward = np.where(STEPS < 230, 0.3 + 0.15 * STEPS / 230, 0.45 - 0.06 * (STEPS - 230) / 70) + ar1(90, N, 0.3, 0.01)
@@ -591,7 +592,8 @@ def test_a_smooth_pass_rate_is_not_read_finer_than_a_typical_eval_set_allows(tmp
     assert diagnose(other).best_checkpoint.band_kind != "typical_sampling_error"
 
 
-@pytest.mark.parametrize(("pattern", "seed", "steps"), [("pg_loss_sign_reversal", 2, 400), ("kl_up_reward_flat", 3, 400)])
+@pytest.mark.parametrize(("pattern", "seed", "steps"),
+                         [("pg_loss_sign_reversal", 2, 400), ("kl_up_reward_flat", 3, 400)])
 def test_a_scenario_gets_one_verdict_whether_its_rows_average_ten_steps_or_log_one(tmp_path, pattern, seed, steps):
     # Scenarios whose verdict used to depend on the format: a decline of about 0.1 from a peak that per-step rows
     # showed past the best-of-many bar and TRL's ten-step means did not (the reward's own falling trend since the
@@ -669,3 +671,29 @@ def test_a_gold_reward_models_held_out_score_is_read_and_outranks_the_proxy(tmp_
     assert d.eval.metric == "gold_rm_mean"
     v = verdict(run)
     assert v.decision == "rollback" and 100 <= (v.rollback_step or 0) <= 150
+
+
+def _dpo_with_evals(root, accuracy: np.ndarray, margin: np.ndarray, loss: np.ndarray):
+    n = 600
+    steps = np.arange(1, n + 1)
+    run = make_run(root, loss=np.maximum(0.1, 0.69 - 0.5 * steps / n) + ar1(120, n, 0.3, 0.01),
+                   rewards__margins=0.3 + 2.0 * steps / n + ar1(121, n, 0.3, 0.05),
+                   rewards__accuracies=np.minimum(0.9, 0.55 + 0.4 * steps / n) + ar1(122, n, 0.3, 0.02),
+                   config={"max_steps": 1200, "beta": 0.1})
+    run = with_evals(run.path, "rewards/accuracies", 100, accuracy)
+    run = with_evals(run.path, "rewards/margins", 100, margin)
+    return with_evals(run.path, "loss", 100, loss)
+
+
+def test_a_held_out_plateau_is_no_plateau_while_another_held_out_measure_sets_new_highs(tmp_path):
+    accuracy = np.array([0.621, 0.675, 0.701, 0.715, 0.711, 0.713])
+    # The held-out margin still sets clear new highs: the model still improves on held-out pairs.
+    rising = _dpo_with_evals(tmp_path / "rising", accuracy, np.array([0.74, 1.12, 1.35, 1.35, 1.36, 1.47]),
+                             np.array([0.603, 0.559, 0.531, 0.533, 0.527, 0.523]))
+    assert "eval_plateau" not in {f.kind for f in diagnose(rising).eval.findings}
+    assert verdict(rising).decision == "continue"
+    # Everything held-out stands still for four evaluations over as long as it climbed: converged on what matters.
+    flat = _dpo_with_evals(tmp_path / "flat", accuracy, np.array([0.16, 0.47, 0.62, 0.63, 0.61, 0.57]),
+                           np.array([0.658, 0.612, 0.580, 0.580, 0.581, 0.576]))
+    assert "eval_plateau" in {f.kind for f in diagnose(flat).eval.findings}
+    assert verdict(flat).decision == "stop"
