@@ -222,7 +222,9 @@ def _kl_panel(ax: Axes, data: FigureData) -> None:
 
 def _pref_margin_panel(ax: Axes, data: FigureData) -> None:
     """DPO's stand-in for reward: implicit rewards of chosen and rejected, and their margin."""
-    ax.set_title("Implicit reward (DPO): margin = chosen − rejected", loc="left")
+    algorithm = (data.run.facts.algorithm or "dpo").upper()
+    implicit = "Implicit reward" if algorithm in ("DPO", "IPO", "KTO") else "Reward"
+    ax.set_title(f"{implicit} ({algorithm}): margin = chosen − rejected", loc="left")
     if _shows(data, "pref_reward_chosen"):
         plot_curve(ax, data.curve("pref_reward_chosen"), COLORS["entropy"], label="chosen", raw=False,
                    linewidth=1.3)
