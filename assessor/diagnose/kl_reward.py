@@ -60,7 +60,9 @@ def diagnose_kl_reward(ctx: Context) -> KlRewardDiagnosis:
     since = kl.summary.trend_window_start
     then = (robust.level_at(kl.series, since), robust.level_at(reward.series, since))
     findings = _findings(quadrant_now, kl.summary, reward.summary, timeline, drift, then, per_nat)
-    findings.extend(_kl_jumps(kl, reward, ctx.facts.planned_total_steps, per_nat))
+    # A lurch is read on the logged level as it stands (never more readily than on a KL logged in nats): a jump
+    # found on a noisy per-step ramp of a scaled KL is not worth a rollback on an assumed coefficient.
+    findings.extend(_kl_jumps(kl, reward, ctx.facts.planned_total_steps))
     return KlRewardDiagnosis(kl_measured=True, quadrant_now=quadrant_now, timeline=timeline, findings=findings)
 
 
@@ -91,16 +93,23 @@ KL_MATERIAL = 0.01
 KL_NOTABLE = 0.1
 
 
-def logged_per_nat(ctx: Context) -> float | None:
-    """Logged KL units per nat of KL: 1 where the KL itself is logged, None where that scale is unknown.
+RFS_DEFAULT_KL_COEFF = 0.001  # reasoning-from-scratch's scripts' default `kl_coeff`
 
-    reasoning-from-scratch logs `kl_loss` = coefficient x KL, so its level says nothing in nats unless the
-    coefficient is known; the levels above (a hundredth, a tenth of a nat) are then read as `beta` times those,
-    or not at all, and only the KL's growth relative to itself counts.
+
+def logged_per_nat(ctx: Context) -> float | None:
+    """Logged KL units per nat of per-token KL: 1 where the per-token KL itself is logged, None where unknown.
+
+    reasoning-from-scratch logs `kl_loss` = kl_coeff x the KL summed over a completion's tokens, so one nat per
+    token reads as kl_coeff x the completion length. The coefficient is the config's beta when known, else the
+    scripts' default; without a length the scale is unknown, the levels above (a hundredth, a tenth of a nat) are
+    not read at all, and only the KL's growth relative to itself counts.
     """
     if ctx.facts.framework != "reasoning_from_scratch":
         return 1.0
-    return ctx.facts.beta if ctx.facts.beta else None
+    length = ctx.book.get("response_length_mean")
+    if length is None or length.summary.now <= 0:
+        return None
+    return (ctx.facts.beta or RFS_DEFAULT_KL_COEFF) * length.summary.now
 
 
 def _at_least(level: float, nats: float, per_nat: float | None) -> bool:
@@ -108,7 +117,7 @@ def _at_least(level: float, nats: float, per_nat: float | None) -> bool:
     return per_nat is None or level >= nats * per_nat
 
 
-def _kl_jumps(kl: Reading, reward: Reading, planned: int | None, per_nat: float | None) -> list[Finding]:
+def _kl_jumps(kl: Reading, reward: Reading, planned: int | None) -> list[Finding]:
     """KL shifting to a new level several times higher in one go and staying there: a blow-up, not drift."""
     # A blow-up that keeps climbing after the jump defeats the level-shift test (the level after it is not flat);
     # on a log scale the tenfold jump itself stands out.
@@ -116,7 +125,7 @@ def _kl_jumps(kl: Reading, reward: Reading, planned: int | None, per_nat: float 
     if jump is None:
         return []
     step, before, after = jump
-    if not _at_least(after, KL_MATERIAL, per_nat):
+    if after < KL_MATERIAL:
         return []  # a tenfold rise from about zero to a level that is still about zero is no lurch
     # Worse now than just before the jump: the stretch before it against the latest stretch.
     series = reward.series

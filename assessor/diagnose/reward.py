@@ -36,6 +36,8 @@ def decline_bar(n: int, width: int) -> float:
 
 
 RISING_YET_MOSTLY_LOST = 0.5
+CONVERGED_FLAT_TO_CLIMB = 2.0
+CONVERGED_SHARE = 0.25
 
 
 def _gain_lost(from_peak: robust.LevelShift, start: float) -> float:
@@ -182,9 +184,13 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
     elif robust.progress(series, s.trend_window_start).stalled:
         since = s.plateau_start if s.plateau_start is not None else s.trend_window_start
         bend = robust.level_off(series)
-        if bend is not None and bend.plateau(min_flat_points=min_flat_points(reading)) and bend.climb_rate > 0:
-            # Flat for at least as long as it took to climb, keeping a small share of the climb's rate: the run has
-            # shown what this recipe does, and more steps of it are unlikely to pay.
+        budget = ctx.facts.planned_total_steps or s.last_step
+        if bend is not None and bend.plateau(min_flat_points=min_flat_points(reading)) and bend.climb_rate > 0 and (
+                bend.flat_steps >= CONVERGED_FLAT_TO_CLIMB * bend.climb_steps
+                and bend.flat_steps >= CONVERGED_SHARE * budget):
+            # Flat for twice as long as it took to climb and for a quarter of the budget, keeping a small share of
+            # the climb's rate: the run has shown what this recipe does, and more steps of it are unlikely to pay.
+            # (A shorter pause is one step of a staircase as often as not: patience is cheaper than a lost run.)
             findings.append(finding(
                 metric, "reward_converged", "watch",
                 f"{metric} levelled off around step {bend.step} at {num(s.now)} (from {num(progress.before)} at the "
