@@ -697,3 +697,30 @@ def test_a_held_out_plateau_is_no_plateau_while_another_held_out_measure_sets_ne
                            np.array([0.658, 0.612, 0.580, 0.580, 0.581, 0.576]))
     assert "eval_plateau" in {f.kind for f in diagnose(flat).eval.findings}
     assert verdict(flat).decision == "stop"
+
+
+# --- from the holdout9 first read
+
+def test_a_penalised_return_falling_under_a_0_1_verifier_reward_is_no_over_optimisation(tmp_path):
+    # REINFORCE++ with the KL in the reward: the return (reward minus beta x KL summed over ~700 tokens) falls as
+    # KL grows, while the verifier's pass rate keeps rising. A rule-based 0..1 score cannot be over-optimised.
+    kl = 0.06 * STEPS / N + ar1(130, N, 0.3, 0.002)
+    score = 0.22 + 0.26 * STEPS / N + ar1(131, N, 0.3, 0.03)
+    run = make_run(tmp_path, reward=score, **{"objective/rlhf_reward": score - 0.02 * 700 * kl, "kl": kl})
+    assert not diagnose(run).reward.shaped_declined
+    assert verdict(run).decision == "continue"
+
+
+def test_a_strict_check_logged_beside_the_lenient_one_the_policy_is_trained_on_is_the_held_out_measure(tmp_path):
+    # The eval total is the lenient boxed check alone (strict_match is logged with weight 0): the lenient check
+    # climbs as the policy learns to list several boxed answers, the strict one peaks at step 500 and falls.
+    reward = 0.45 + 0.4 * STEPS / N + ar1(132, N, 0.3, 0.02)
+    lenient = np.array([0.471, 0.496, 0.525, 0.554, 0.572, 0.58, 0.6, 0.669, 0.684, 0.768, 0.866, 0.866])
+    strict = np.array([0.444, 0.494, 0.504, 0.496, 0.578, 0.532, 0.554, 0.514, 0.534, 0.41, 0.424, 0.388])
+    run = make_run(tmp_path, reward=reward, checkpoints=(100, 200))
+    run = with_evals(run.path, "reward", 25, lenient)
+    run = with_evals(run.path, "rewards/boxed_match/mean", 25, lenient)
+    run = with_evals(run.path, "rewards/strict_match/mean", 25, strict)
+    d = diagnose(run)
+    assert d.eval.metric is not None and "strict_match" in d.eval.metric
+    assert verdict(run).decision == "rollback"

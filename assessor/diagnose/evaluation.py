@@ -67,6 +67,12 @@ def _quality_name(metric: str) -> bool:
         w in lowered for w in _NOT_QUALITY_WORDS)
 
 
+def _fingerprint(ctx: Context, metric: str) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """A held-out series' steps and values, to tell one series logged under two names."""
+    series = ctx.run.series(metric, "eval")
+    return tuple(int(x) for x in series.index), tuple(float(x) for x in np.round(series.to_numpy(), 12))
+
+
 def quality_metrics(ctx: Context) -> list[str]:
     """Held-out series that measure quality, the preferred one first."""
     names = ctx.run.metric_names("eval")
@@ -83,6 +89,15 @@ def quality_metrics(ctx: Context) -> list[str]:
     if len(task_checks) == 1 and "reward_mean" in preferred:
         at = preferred.index("reward_mean")
         preferred = preferred[:at] + task_checks + preferred[at:]
+    elif len(task_checks) > 1 and "reward_mean" in preferred:
+        # The total is one of the checks alone (the others logged with weight 0): the others are checks the policy
+        # is not optimised on, the independent measure of what is wanted (a strict answer check beside the lenient
+        # one it is trained on), and they go first.
+        total = _fingerprint(ctx, "reward_mean")
+        trained = [m for m in task_checks if _fingerprint(ctx, m) == total]
+        if len(trained) == 1:
+            at = preferred.index("reward_mean")
+            preferred = preferred[:at] + [m for m in task_checks if m not in trained] + preferred[at:]
     others = [m for m in names if m not in preferred and _quality_name(m)]
     # A gold reward model (or a judge standing in for one) is the measure a learned proxy reward is checked
     # against: it goes first, since over-optimising the proxy shows only there.
@@ -91,10 +106,9 @@ def quality_metrics(ctx: Context) -> list[str]:
         preferred, others = gold + preferred, [m for m in others if m not in gold]
     # The same numbers logged under two names (a score and its alias) are one series.
     out: list[str] = []
-    seen: list[object] = []
+    seen: list[tuple[tuple[int, ...], tuple[float, ...]]] = []
     for metric in preferred + others:
-        series = ctx.run.series(metric, "eval")
-        fingerprint = (tuple(series.index), tuple(np.round(series.to_numpy(), 12)))
+        fingerprint = _fingerprint(ctx, metric)
         if fingerprint not in seen:
             seen.append(fingerprint)
             out.append(metric)

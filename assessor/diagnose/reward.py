@@ -36,7 +36,7 @@ def decline_bar(n: int, width: int) -> float:
 
 
 RISING_YET_MOSTLY_LOST = 0.5
-CONVERGED_FLAT_TO_CLIMB = 2.0
+CONVERGED_FLAT_TO_CLIMB = 1.0  # the plateau test already asks for as long as the climb
 CONVERGED_SHARE = 0.25
 
 
@@ -221,15 +221,20 @@ def _shaped_decline(ctx: Context) -> Finding | None:
     """The reward the policy is actually optimised on (score minus the KL penalty), when it declines on its own.
 
     PPO with the KL penalty in the reward (TRL's `objective/rlhf_reward`, verl's `critic/rewards/mean` with
-    `use_kl_in_reward`) maximises score - beta * KL. A reward-model score can keep climbing while that objective
-    peaks and falls: each point of score is bought with more KL than it is worth, the classic over-optimisation
-    of a learned reward. Read with the same decline test as the score.
+    `use_kl_in_reward`, OpenRLHF's `return`) maximises score - beta * KL. A reward-model score can keep climbing
+    while that objective peaks and falls: each point of score is bought with more KL than it is worth, the classic
+    over-optimisation of a learned reward. Read with the same decline test as the score.
     """
     reading = ctx.book.get(SHAPED)
     if reading is None or reading.series.n < 10:
         return None
     score = ctx.run.series("reward_mean")
     shaped = ctx.run.series(SHAPED)
+    if len(score) and float(score.min()) >= 0.0 and float(score.max()) <= 1.0:
+        # A 0..1 score is a verifier's pass rate, not a learned reward model: more of it is genuinely better, and a
+        # penalised return summed over long completions falls as KL grows while the task improves. Only a
+        # learned score can be over-optimised this way.
+        return None
     both = pd.concat([score.rename("score"), shaped.rename("shaped")], axis=1, join="inner").dropna()
     if len(both) and np.allclose(both["score"].to_numpy(), both["shaped"].to_numpy(), rtol=1e-6, atol=1e-9):
         return None  # no KL in the reward: the same curve under two names

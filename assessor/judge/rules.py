@@ -517,7 +517,7 @@ def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
                    "training further."]
     elif "reward_converged" in kinds:
         metric = d.reward.metric or "reward"
-        headline = (f"Stop: {metric} has converged, flat for twice as long as it took to climb, with nothing "
+        headline = (f"Stop: {metric} has converged, flat for at least as long as it took to climb, with nothing "
                     "getting worse: the current weights are as good as any, and more steps of this recipe are "
                     "unlikely to pay.")
         actions = ["Keep the current checkpoint.",
