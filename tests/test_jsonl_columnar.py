@@ -119,3 +119,48 @@ def test_a_half_written_last_line_is_ignored_with_a_warning(tmp_path: Path) -> N
     assert any("last line is incomplete" in w for w in read.warnings)
     path.write_text("\n".join(lines), encoding="utf-8")  # whole, but its newline not written yet
     assert READER.read(path).warnings == []
+
+
+# The whole-file path (`_read_whole`, large files) takes the usual logs and hands anything unusual back.
+WHOLE_FILE = {
+    **MESSY,
+    "verl_with_nulls_and_a_key_from_line_300": [
+        verl_line(s, grad=None if s % 9 == 0 else s / 3, **({"late": s} if s >= 300 else {})) for s in range(0, 600)],
+    "flat_with_a_null_key_beside_numbers": [json.dumps({"global_step": s, "loss": None if s % 13 == 0 else 1 / s,
+                                                        "null_count": s}) for s in range(1, 300)],
+}
+READ_WHOLE = {"verl", "verl_with_nulls_and_a_key_from_line_300", "flat_with_a_null_key_beside_numbers",
+              "a_new_key_appears_late_and_one_goes"}
+
+
+@pytest.mark.parametrize("name", sorted(WHOLE_FILE))
+def test_whole_file_reading_matches_line_by_line_or_declines(tmp_path: Path, name: str) -> None:
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("\n".join(WHOLE_FILE[name]) + "\n", encoding="utf-8")
+    whole = jsonl._read_whole(path)
+    if name in READ_WHOLE:
+        assert whole is not None
+    if whole is None:
+        return
+    expected = JsonlParse(path)
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        expected.feed(handle)
+    read = expected.result()
+    pd.testing.assert_frame_equal(canonical(whole.frame), canonical(read.frame))
+    assert (whole.warnings, whole.notes, whole.facts, whole.steps_inferred) == (
+        read.warnings, read.notes, read.facts, read.steps_inferred)
+
+
+def test_a_large_file_is_read_whole_and_a_resumed_one_line_by_line(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonl, "_WHOLE_FILE_BYTES", 1)
+    path = tmp_path / "log.jsonl"
+    lines = [verl_line(s, grad=None if s % 9 == 0 else s) for s in [*range(1, 300), *range(200, 400)]]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert jsonl._read_whole(path) is None  # steps go back: each row's place is kept by `JsonlParse`
+    run = load_run(tmp_path)
+    assert any("steps go backwards" in w for w in run.warnings)
+    assert run.last_step == 399
+    path.write_text("\n".join(lines[:299]) + "\n", encoding="utf-8")
+    assert jsonl._read_whole(path) is not None
+    assert load_run(tmp_path).nonfinite["step"].tolist() == list(range(9, 300, 9))

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from assessor.errors import UnreadableSourceError
-from assessor.ingest.base import SourceData, empty_raw_frame, parse_number
-from assessor.ingest.tables import KIND_COLUMNS, NAME_COLUMNS, VALUE_COLUMN, RowTable, step_rank
+from assessor.ingest.base import SourceData, categorical, code_type, empty_raw_frame, parse_number
+from assessor.ingest.tables import KIND_COLUMNS, NAME_COLUMNS, STEP_NAMES, VALUE_COLUMN, RowTable, step_rank
 from assessor.run import Sample
 
 # Rollout dumps (verl `rollout_data_dir/<step>.jsonl`, NeMo-RL `train_data_step<N>.jsonl`, generic): the text
@@ -42,6 +43,9 @@ _NULL = re.compile(rb"null")
 _MOSTLY_DIRTY = 16  # one line in 16 needing `json`: parse the whole chunk with it
 _SMALLEST_BLOCK = 64
 _FEW_BYTES = 1 << 20
+# From this size a plain file is first tried in one polars call over the whole file (`_read_whole`): polars then
+# parses on every core, and the long table is laid out once, not chunk by chunk.
+_WHOLE_FILE_BYTES = 1 << 24
 
 if TYPE_CHECKING:
     import polars as pl
@@ -62,6 +66,12 @@ class JsonlReader:
 
     def read(self, path: Path) -> SourceData:
         """Read the file line by line; a half-written last line is skipped with a warning."""
+        try:
+            whole = _read_whole(path) if path.stat().st_size >= _WHOLE_FILE_BYTES else None
+        except OSError:
+            whole = None  # said by the open below
+        if whole is not None:
+            return whole
         try:
             handle = path.open(encoding="utf-8", errors="replace")
         except OSError as error:
@@ -341,6 +351,128 @@ class JsonlParse:
             facts["framework"] = ("verl", f"{path.name}: metric keys")
         return SourceData(path=path, format="jsonl", frame=built.frame, facts=facts, warnings=warnings,
                           notes=built.notes, steps_inferred=built.steps_inferred)
+
+
+def _read_whole(path: Path) -> SourceData | None:
+    """A plain metric log in one polars call over the whole file, straight into the raw long frame; or None.
+
+    What `JsonlParse` reads, when the file is the usual kind: one object per line, numbers only, one step column
+    on every row with the steps counting up (verl's `{"step": N, "data": {...}}`, a flat `{"step": N, ...}`).
+    Lines holding a null are also parsed by `json` (a null is a NaN in the table, a missing key no value; polars
+    reads both as null) and put back by their step. Anything unusual returns None and the file is read by
+    `JsonlParse` as before: what polars refuses (a `NaN` or `Infinity` token, a byte-order mark mid-file, a
+    half-written last line, a line not JSON), a carriage return, text, flags, rows of kinds, a second step
+    column, steps going back (a resume), a key polars dropped (every `"key":` is counted in the bytes).
+    """
+    pl = _polars()
+    if pl is None:
+        return None
+    data = path.read_bytes()
+    first_end = data.find(b"\n")
+    if b"\r" in data or _plain_record(data[:first_end] if first_end >= 0 else data) is None:
+        return None
+    colons = data.count(b":")
+    frame = None
+    nulls: dict[str, list[int]] | None = {}
+    for infer in (100, None):  # the first rows' columns; all rows' when a key appears later
+        try:
+            frame = pl.read_ndjson(data, infer_schema_length=infer)
+        except Exception:  # polars raises several error types for input it refuses
+            return None
+        try:
+            flat_columns = _flat_frame(frame)
+        except RecursionError:
+            return None
+        if flat_columns is None:
+            return None
+        columns = dict(flat_columns)
+        steps = [name for name in columns if step_rank(name) is not None]
+        if len(steps) != 1 or steps[0].strip().lower() not in STEP_NAMES:
+            return None
+        step_series = columns.pop(steps[0])
+        if not step_series.dtype.is_numeric() or step_series.null_count():
+            return None
+        step_floats = step_series.cast(pl.Float64).to_numpy()
+        if len(step_floats) > 1 and not bool(np.all(step_floats[1:] > step_floats[:-1])):
+            return None  # a resume or repeated steps: `JsonlParse` keeps each row's place
+        if not len(step_floats) or not bool(step_floats[0] >= 0 and np.all(step_floats == np.floor(step_floats))):
+            return None
+        nulls = _null_rows(data, steps[0], step_floats) if any(s.null_count() for s in columns.values()) else {}
+        if nulls is None:
+            return None
+        if _keys_read(frame) + sum(len(rows) for rows in nulls.values()) == colons:
+            break
+        frame = None
+    if frame is None or nulls is None or nulls.keys() - columns.keys():
+        return None
+    del data, frame
+    step_of_row = step_floats.astype(np.int64)
+    key_steps: list[np.ndarray] = []
+    key_values: list[np.ndarray] = []
+    for name, series in columns.items():
+        if not series.dtype.is_numeric() or series.null_count() == len(series):
+            return None  # text, flags, lists; or a key with no value but null (`JsonlParse` says so)
+        values = series.cast(pl.Float64).to_numpy()
+        if not series.null_count():
+            key_steps.append(step_of_row)
+            key_values.append(values)
+            continue
+        present = np.array(series.is_not_null().to_numpy(), dtype=bool)
+        present[nulls.get(name, [])] = True  # a JSON null: a NaN value (polars read it as no value)
+        rows = np.flatnonzero(present)
+        key_steps.append(step_of_row[rows])
+        key_values.append(values[rows])
+    if not columns:
+        return None
+    counts = np.array([len(v) for v in key_values], dtype=np.int64)
+    total = int(counts.sum())
+    raw = pd.DataFrame({
+        "step": np.concatenate(key_steps),
+        "key": categorical(np.repeat(np.arange(len(columns), dtype=code_type(len(columns))), counts), list(columns)),
+        "value": np.concatenate(key_values),
+        "split": categorical(np.full(total, -1, dtype=np.int8), ["train", "eval"]),
+        "wall_time": np.full(total, np.nan),
+    }, copy=False)
+    facts: dict[str, tuple[Any, str]] = {}
+    if any(k.startswith(("critic/score/", "actor/pg_loss", "timing_s/")) for k in columns):
+        facts["framework"] = ("verl", f"{path.name}: metric keys")
+    return SourceData(path=path, format="jsonl", frame=raw, facts=facts)
+
+
+def _null_rows(data: bytes, step_key: str, steps: np.ndarray) -> dict[str, list[int]] | None:
+    """The rows (found by their step; `steps` count up) of each key holding a JSON null; None if one cannot be read."""
+    nulls: dict[str, list[int]] = {}
+    at = data.find(b"null")
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        stop = data.find(b"\n", at)
+        stop = len(data) if stop < 0 else stop
+        flat = _plain_record(data[start:stop])
+        step = flat.get(step_key) if flat is not None else None
+        if flat is None or not isinstance(step, int | float) or isinstance(step, bool):
+            return None
+        row = int(np.searchsorted(steps, step))
+        if row >= len(steps) or steps[row] != step:
+            return None
+        for key, value in flat.items():
+            if value is None:
+                nulls.setdefault(key, []).append(row)
+        at = data.find(b"null", stop)
+    return nulls
+
+
+def _plain_record(line: bytes) -> dict[str, Any] | None:
+    """A line's flat record when it holds numbers and nulls only (what `_read_whole` can read); else None."""
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, RecursionError, UnicodeDecodeError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    flat = _flat_record(record)
+    if _names_its_rows(flat) or not all(_patchable(key, value) for key, value in flat.items()):
+        return None
+    return flat
 
 
 def _is_sample(record: dict[str, Any]) -> bool:
