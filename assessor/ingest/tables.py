@@ -348,11 +348,13 @@ class RowTable:
         but no metric is logged twice at one step). A column that goes down (a resume, an index within an
         epoch) is never taken: the row order is then the honest reading.
         """
-        series = self.builder.series()
         candidates = sorted(
-            (rank, order, key) for order, (key, split) in enumerate(series)
-            if split is None and (rank := counter_rank(key)) is not None
+            (rank, order, key) for order, ((key, split), count) in enumerate(self.builder.counts().items())
+            if split is None and count >= _COUNTER_COVERAGE * self.rows and (rank := counter_rank(key)) is not None
         )
+        if not candidates:
+            return None
+        series = self.builder.series()
         for _, _, key in candidates:
             rows, values = series[(key, None)]
             whole = np.isfinite(values) & (values >= 0) & (values == np.floor(values))
