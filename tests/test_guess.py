@@ -58,8 +58,8 @@ def test_plain_script_names_are_guessed(key, metric, split):
         "kl_coef_value", "kl_ctl", "kl_target", "approx_kl", "ent_coef", "entropy_bonus", "reward_model_loss",
         "length_penalty", "max_len", "max_reward", "min_response_length", "reward_scale", "reward_weight",
         # a bare length, counts and ambiguous words
-        "eval_len", "len", "num_truncated", "clip_frac", "policy_clip_ratio", "f1_score", "episode_return",
-        "avg_return", "reward/total", "reward/score", "kl_reward", "total_reward", "val_reward",
+        "eval_len", "len", "num_truncated", "clip_frac", "policy_clip_ratio", "f1_score", "avg_returns",
+        "return_std", "reward/score", "kl_reward", "val_reward",
         # statistics that have no canonical name of their own never fall back to the mean
         "entropy_std", "kl_max", "response_len_std", "reward_p90", "reward_median", "reward_mean_std",
     ],

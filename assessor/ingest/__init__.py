@@ -326,8 +326,10 @@ def _gpu(datas: list[SourceData]) -> tuple[pd.DataFrame | None, dict[int, str]]:
 
 def _facts(found: Discovery, datas: list[SourceData], metrics: pd.DataFrame) -> RunFacts:
     candidates: list[tuple[int, str, Any, str]] = []
-    # The run's own config files first, then the newest checkpoint's (a resume may change arguments).
-    for _, path in sorted(found.config_files, key=lambda item: (item[0] is not None, -(item[0] or 0))):
+    # The run's own config files first, then the newest checkpoint's (a resume may change arguments), then JSON
+    # documents of single values beside a log (a custom loop's `run.json`: its settings, under a name of its own).
+    configs = [path for _, path in sorted(found.config_files, key=lambda item: (item[0] is not None, -(item[0] or 0)))]
+    for path in configs + _settings_beside_logs(found, datas):
         for name, (value, origin) in read_config_file(path, found.rel(path)).items():
             candidates.append((_FACT_PRIORITY["config"], name, value, origin))
     for data in datas:
@@ -356,6 +358,13 @@ def _facts(found: Discovery, datas: list[SourceData], metrics: pd.DataFrame) -> 
             chosen["algorithm"] = algorithm
             provenance["algorithm"] = "inferred from the logged metrics"
     return RunFacts(**chosen, provenance=provenance)
+
+
+def _settings_beside_logs(found: Discovery, datas: list[SourceData]) -> list[Path]:
+    """JSON files no reader took (single values: settings or a summary) in the run folder or beside a log read."""
+    read = {data.path for data in datas}
+    folders = {data.path.parent for data in datas} | {found.root}
+    return [p for p in found.files if p.suffix.lower() == ".json" and p not in read and p.parent in folders]
 
 
 _COUNT_BLOCK = 1 << 20

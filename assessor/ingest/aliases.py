@@ -241,6 +241,7 @@ class Resolved:
         known: False when the key is not in our table (it passes through under its own name, or was guessed).
         own_name: set when `metric` was guessed from the key's words: the name the key keeps when the guess
             is not used (see `normalize.settle_guesses`).
+        weak: the guess is a loose one (`guess.Guess.weak`), used only when nothing else gives the metric.
     """
 
     metric: str
@@ -249,6 +250,7 @@ class Resolved:
     percent: bool = False
     known: bool = True
     own_name: str | None = None
+    weak: bool = False
 
 
 def normal_form(key: str) -> str:
@@ -367,7 +369,7 @@ def _named_by_tail_or_words(k: str, split: Split, scale: float) -> Resolved | No
     guess = guess_metric(k)
     if guess is not None:
         where = "eval" if guess.held_out else split
-        return Resolved(guess.metric, where, scale, percent=guess.percent, known=False, own_name=k)
+        return Resolved(guess.metric, where, scale, percent=guess.percent, known=False, own_name=k, weak=guess.weak)
     return None
 
 

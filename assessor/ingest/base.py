@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -305,20 +305,40 @@ class RecordBuilder:
             ))
         self._singles = {}
 
+    def counts(self) -> dict[tuple[str, SplitHint], int]:
+        """How many values each numeric (key, split) holds."""
+        self.flush()
+        return {key: sum(len(c.steps) for c in chunks) for key, chunks in self._chunks.items()
+                if key[0] not in self._text_keys}
+
+    def series(self) -> dict[tuple[str, SplitHint], tuple[np.ndarray, np.ndarray]]:
+        """Each numeric (key, split) as (steps as added, values), in file order: a look before `build`."""
+        self.flush()
+        out: dict[tuple[str, SplitHint], tuple[np.ndarray, np.ndarray]] = {}
+        for (key, split), chunks in self._chunks.items():
+            if key in self._text_keys:
+                continue
+            ordered = _in_file_order(chunks)
+            out[(key, split)] = (np.concatenate([c.steps for c in ordered]),
+                                 np.concatenate([c.values for c in ordered]))
+        return out
+
     def build(self, step_of_row: np.ndarray | None = None, without: Callable[[str], bool] | None = None,
-              ) -> pd.DataFrame:
+              held_out: Collection[str] = ()) -> pd.DataFrame:
         """The raw long frame: rows grouped by (key, split), file order kept within each group.
 
         Args:
             step_of_row: when the steps added were row numbers (`RowTable`), each row's step; rows whose step
                 is negative (none) are left out.
             without: keys to leave out.
+            held_out: keys added without a split hint that are held-out metrics: given the eval split.
         """
         self.flush()
         categories: dict[str, int] = {}
         codes: list[int] = []
         splits: list[SplitHint] = []
-        groups = [(key, split, _in_file_order(chunks)) for (key, split), chunks in self._chunks.items()
+        groups = [(key, "eval" if split is None and key in held_out else split, _in_file_order(chunks))
+                  for (key, split), chunks in self._chunks.items()
                   if key not in self._text_keys and (without is None or not without(key))]
         if not groups:
             return empty_raw_frame()

@@ -22,7 +22,7 @@ import numpy as np
 
 from assessor.errors import UnreadableSourceError
 from assessor.ingest.base import RecordBuilder, SourceData, as_int
-from assessor.ingest.tables import KIND_COLUMNS, NAME_COLUMNS, Built, RowTable, step_rank
+from assessor.ingest.tables import KIND_COLUMNS, NAME_COLUMNS, Built, RowTable, counter_rank, step_rank
 
 # W&B bookkeeping columns: never metrics.
 _TRACKER_COLUMNS = frozenset({"_step", "_runtime", "_timestamp", "_wandb"})
@@ -104,7 +104,8 @@ def _refuse_big_tables(path: Path, dialect: type[csv.Dialect]) -> None:
             header = next(csv.reader(handle, dialect), [])
         except csv.Error:
             header = []
-    if not any(step_rank(c) is not None for c in header) and not any(_TRACKER_SEPARATOR in c for c in header):
+    if not any(step_rank(c) is not None or counter_rank(c) is not None for c in header) and \
+            not any(_TRACKER_SEPARATOR in c for c in header):
         raise UnreadableSourceError(
             f"{path}: over {_BIG_TABLE_BYTES // 2**20} MB and no step column: a data table, not a metric log"
         )
@@ -244,9 +245,10 @@ def _step_log_source(
 ) -> SourceData:
     """A wide step log's table, checked and labelled the same way whichever reader built it.
 
-    `rows` gives cells for the prose test, only when there is no step column (the columnar path renders them).
+    `rows` gives cells for the prose test, only when there is no step column, or one recognised by its values
+    rather than its name (a data table's `batch` column); the columnar path renders them.
     """
-    if built.step_column is None and _holds_prose(header, rows()):
+    if (built.step_column is None or built.counter_step) and _holds_prose(header, rows()):
         raise UnreadableSourceError(
             f"{path}: no step column and long text in its cells: a data or samples table, not a metric log"
         )

@@ -37,6 +37,20 @@ _CHECKPOINT_FILE = re.compile(
     r"(?:^|[-_.])(?:step|ckpt|checkpoint|iter|global_step)[-_]?0*(?P<step>\d+)(?:[-_.]|$)", re.IGNORECASE
 )
 _CHECKPOINT_FILE_SUFFIXES = frozenset({".safetensors", ".pt", ".pth", ".ckpt", ".bin"})
+# A folder a custom loop saves into (`ckpt/`, `checkpoints/`, `saved_models/`, `policy_ckpts/`): in it, any
+# `<word>_<number>` / `<word>-<number>` / `<word><number>` folder or weights file is a checkpoint at that step
+# (`ckpt/update_00300.pt`, `ckpt/gstep_000200/`).
+_CHECKPOINT_FOLDER = re.compile(
+    r"^(?:.*[-_])?(?:ckpts?|checkpoints?|saved[-_]?models?|saved[-_]?checkpoints?|snapshots)$", re.IGNORECASE
+)
+_NUMBERED = re.compile(r"^(?P<word>[a-z][a-z0-9]*?(?:[-_][a-z][a-z0-9]*?)*)[-_]?0*(?P<step>\d+)$", re.IGNORECASE)
+# Numbered things that are not steps: runs, seeds, shards, ranks, epochs (an epoch number is not a step).
+_NOT_STEP_WORDS = frozenset({
+    "run", "runs", "seed", "exp", "experiment", "trial", "version", "v", "fold", "rank", "worker", "shard", "part",
+    "gpu", "node", "job", "epoch", "ep", "log", "logs", "eval", "sample", "samples", "rollout", "rollouts", "tmp",
+})
+# A numbered folder holding these is a folder of logs or outputs, not a checkpoint.
+_LOG_SUFFIXES = frozenset({".jsonl", ".csv", ".tsv", ".log", ".out"})
 # Text files frameworks write that are never metric logs.
 _NOT_LOGS = frozenset({
     "latest_checkpointed_iteration.txt", "requirements.txt", "vocab.txt", "merges.txt", "special_tokens_map.json",
@@ -86,22 +100,56 @@ class Discovery:
             return path.as_posix()
 
 
-def checkpoint_step(name: str, is_dir: bool) -> int | None:
+def checkpoint_step(name: str, is_dir: bool, in_checkpoint_folder: bool = False) -> int | None:
     """The step in a checkpoint folder or file name, or None when the name is not a checkpoint.
+
+    `in_checkpoint_folder`: the entry sits in a folder named for checkpoints (`ckpt/`), where a custom loop's
+    own numbering (`update_00300.pt`, `gstep_000200`) is read too.
 
     >>> checkpoint_step("checkpoint-1300", True), checkpoint_step("global_step_40", True)
     (1300, 40)
     >>> checkpoint_step("model-step-000200.safetensors", False), checkpoint_step("config.json", False)
     (200, None)
+    >>> checkpoint_step("update_00300.pt", False, True), checkpoint_step("gstep_000200", True, True)
+    (300, 200)
+    >>> checkpoint_step("update_00300.pt", False), checkpoint_step("seed_1", True, True)
+    (None, None)
     """
     if is_dir:
         match = _CHECKPOINT_DIR.match(name)
-        return int(match["step"]) if match else None
+        if match:
+            return int(match["step"])
+        return _numbered_step(name) if in_checkpoint_folder else None
     stem, suffix = os.path.splitext(name)
     if suffix.lower() not in _CHECKPOINT_FILE_SUFFIXES:
         return None
     match = _CHECKPOINT_FILE.search(stem)
-    return int(match["step"]) if match else None
+    if match:
+        return int(match["step"])
+    return _numbered_step(stem) if in_checkpoint_folder else None
+
+
+def is_checkpoint_folder(name: str) -> bool:
+    """A folder named for checkpoints (`ckpt`, `ckpts`, `checkpoints`, `saved_models`, `policy_ckpt`)."""
+    return _CHECKPOINT_FOLDER.match(name) is not None
+
+
+def _numbered_step(name: str) -> int | None:
+    """The number of a `<word>_<number>` name, unless the word says it counts something else (`seed_1`)."""
+    match = _NUMBERED.match(name)
+    if match is None:
+        return None
+    last_word = re.split(r"[-_]", match["word"].lower())[-1]
+    return None if last_word in _NOT_STEP_WORDS else int(match["step"])
+
+
+def _holds_logs(path: Path) -> bool:
+    """The folder holds metric logs or event files (a numbered run or output folder, not a checkpoint)."""
+    try:
+        with os.scandir(path) as entries:
+            return any(os.path.splitext(e.name)[1].lower() in _LOG_SUFFIXES or "tfevents" in e.name for e in entries)
+    except OSError:
+        return False
 
 
 def discover(root: Path) -> Discovery:
@@ -136,6 +184,7 @@ def _walk(found: Discovery, root: Path) -> None:
             if store not in found.mlflow_stores:
                 found.mlflow_stores.append(store)
             continue
+        in_checkpoints = is_checkpoint_folder(directory.name)
         for entry in entries:
             seen += 1
             if seen > MAX_FILES:
@@ -149,6 +198,8 @@ def _walk(found: Discovery, root: Path) -> None:
                 continue
             if is_dir:
                 step = checkpoint_step(entry.name, is_dir=True)
+                if step is None and in_checkpoints and not _holds_logs(path):
+                    step = checkpoint_step(entry.name, is_dir=True, in_checkpoint_folder=True)
                 if step is not None:
                     found.checkpoints.append(Checkpoint(step=step, path=found.rel(path)))
                     _scan_checkpoint_dir(found, path, step)
@@ -249,7 +300,7 @@ def _scan_wandb_run_dir(found: Discovery, path: Path) -> None:
 def _classify_file(found: Discovery, path: Path) -> None:
     name = path.name
     suffix = path.suffix.lower()
-    step = checkpoint_step(name, is_dir=False)
+    step = checkpoint_step(name, is_dir=False, in_checkpoint_folder=is_checkpoint_folder(path.parent.name))
     if step is not None:
         found.checkpoints.append(Checkpoint(step=step, path=found.rel(path)))
         return

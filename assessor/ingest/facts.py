@@ -33,8 +33,13 @@ _PATHS: dict[str, tuple[str, ...]] = {
         "max_completion_length", "data.max_response_length", "generate_max_len", "rollout.generate_max_len",
         "max_new_tokens", "max_response_length", "response_length",
     ),
+    # then custom loops' own names: optimizer updates or iterations (`updates` only at the top level: nested,
+    # it is as likely an inner count, like PPO epochs per batch)
     "planned_total_steps": ("max_steps", "trainer.total_training_steps", "total_training_steps", "max_num_steps",
-                            "total_steps", "num_training_steps", "train_steps"),
+                            "total_steps", "num_training_steps", "train_steps", "total_updates", "max_updates",
+                            "num_updates", "n_updates", "max_gsteps", "total_gsteps", "max_global_steps",
+                            "total_global_steps", "train_iters", "max_iters", "max_iterations", "total_iterations",
+                            "updates"),
     "logging_interval": ("logging_steps", "logger.logging_steps", "log_every", "log_interval"),
     "learning_rate": ("learning_rate", "actor_rollout_ref.actor.optim.lr", "actor_learning_rate", "optim.lr", "lr"),
     "loss_type": ("loss_type", "actor_rollout_ref.actor.loss_agg_mode"),
@@ -43,8 +48,12 @@ _PATHS: dict[str, tuple[str, ...]] = {
     # verl; OpenRLHF before and after its flags moved to dotted groups (0.10.2)
     "algorithm": ("algorithm.adv_estimator", "advantage_estimator", "algo.advantage.estimator", "adv_estimator"),
     "vocab_size": ("vocab_size",),
-    "save_steps": ("save_steps", "trainer.save_freq", "save_freq", "save_interval", "checkpoint.save_period"),
+    "save_steps": ("save_steps", "trainer.save_freq", "save_freq", "save_interval", "checkpoint.save_period",
+                   "save_every", "save_every_steps", "save_every_n_steps", "checkpoint_every", "ckpt_every",
+                   "checkpoint_interval"),
 }
+# Paths matched only as a whole top-level key, never as the tail of a nested one.
+_TOP_LEVEL_ONLY = frozenset({"updates"})
 
 _ESTIMATOR_TO_ALGORITHM = {
     "gae": "ppo", "grpo": "grpo", "rloo": "rloo", "reinforce_plus_plus": "reinforce++",
@@ -104,7 +113,8 @@ def facts_from_flat_config(flat: Mapping[str, Any], origin: str) -> dict[str, Fa
     keys = list(flat)
     for fact, paths in _PATHS.items():
         for path in paths:
-            match = next((k for k in keys if k == path or k.endswith("." + path)), None)
+            nested = path not in _TOP_LEVEL_ONLY
+            match = next((k for k in keys if k == path or (nested and k.endswith("." + path))), None)
             if match is None:
                 continue
             value = _coerce(fact, flat[match])

@@ -51,12 +51,15 @@ class Guess:
         rule: which rule matched, for the note the user sees.
         percent: values may be percentages (`truncated_pct`); the loader divides by 100 when any exceeds 1.
         held_out: the key names a held-out split (`val`, `test`, `heldout`), so it is an eval metric.
+        weak: the words fit the metric less surely (a return, a total): `normalize.settle_guesses` uses such a
+            guess only when no listed key and no other guess supplies the metric.
     """
 
     metric: str
     rule: str
     percent: bool = False
     held_out: bool = False  # the key's own words say it was measured on held-out data (`val_acc`)
+    weak: bool = False  # a loose name (`avg_return`, `total_reward`): used only when no other key gives the metric
 
 
 def words(key: str) -> list[str]:
@@ -106,16 +109,26 @@ def _split_stat(tokens: list[str], stems: frozenset[str]) -> tuple[str | None, l
     return stat, rest
 
 
+_EPISODE = frozenset({"episode", "episodic", "ep", "env"})
+
+
 def _reward(tokens: list[str]) -> Guess | None:
-    stems = frozenset({"reward", "rewards", "score", "scores"})
-    # `return(s)` is left out on purpose: in PPO logs returns are value targets (`returns_mean`), not rewards.
-    split = _split_stat(tokens, stems)
+    stems = frozenset({"reward", "rewards", "rew", "score", "scores"})
+    split = _split_stat(tokens, stems | {"return"})
     if split is None:
         return None
     stat, rest = split
-    if not set(rest) & stems or not set(rest) <= stems | WHERE | {"episode", "env"}:
+    if "return" in rest:
+        # A custom loop's average return (`avg_return`, `episode_return`) is its reward. The plural is left
+        # alone on purpose: in PPO logs `returns` are the value targets (`returns_mean`), not rewards.
+        if rest.count("return") == 1 and set(rest) <= {"return"} | WHERE | _EPISODE and \
+                (stat == "mean" or (stat is None and set(rest) & _EPISODE)):
+            return Guess("reward_mean", "return words", weak=True)
         return None
-    return Guess(f"reward_{stat or 'mean'}", "reward words")
+    # `total`: the sum of a loop's reward terms (`rew/total`, `total_reward`), the reward it trains on.
+    if not set(rest) & stems or not set(rest) <= stems | WHERE | _EPISODE | {"total"}:
+        return None
+    return Guess(f"reward_{stat or 'mean'}", "reward words", weak="total" in rest)
 
 
 def _response_length(tokens: list[str]) -> Guess | None:
@@ -185,8 +198,10 @@ def _kl(tokens: list[str]) -> Guess | None:
     if split is None or split[0] not in (None, "mean"):
         return None
     rest = set(split[1])
-    allowed = {"kl", "kld", "div", "divergence", "ref", "reference", "token", "per"} | WHERE
-    if rest & {"ref", "reference"}:
+    # `kl_init`, `kl_to_sft`: the drift from the starting policy, i.e. from the reference.
+    start = {"ref", "reference", "init", "initial", "sft", "base"}
+    allowed = {"kl", "kld", "div", "divergence", "token", "per", "to", "from", "vs"} | start | WHERE
+    if rest & start:
         allowed |= {"policy", "actor"}  # `policy/kl_ref`: the policy's KL from its reference, not an update's KL
     if rest & {"kl", "kld"} and rest <= allowed:
         return Guess("kl", "KL words")
@@ -242,13 +257,13 @@ def _named_reward(tokens: list[str]) -> Guess | None:
 
 _RULES = (_reward, _response_length, _prompt_length, _truncation, _entropy, _kl, _accuracy, _named_reward)
 
-_COMPONENT = re.compile(r"^rewards?/(?P<fn>[A-Za-z0-9_.\-]+)(?:/(?P<stat>mean|std))?$")
+_COMPONENT = re.compile(r"^(?:rewards?|rew)/(?P<fn>[A-Za-z0-9_.\-]+)(?:/(?P<stat>mean|std))?$")
 # `reward/total` or `reward/mean` are the total reward, not a reward function called "total" or "mean".
 _NOT_A_FUNCTION = STAT_WORDS | {"total", "sum", "overall", "all", "final"}
 
 
 def _reward_component(key: str) -> Guess | None:
-    """`reward/<fn>` (and `/mean`, `/std`): one reward function's score, like TRL's `rewards/<fn>`."""
+    """`reward/<fn>` or `rew/<fn>` (and `/mean`, `/std`): one reward function's score, like TRL's `rewards/<fn>`."""
     match = _COMPONENT.match(key)
     if not match or match["fn"].lower() in _NOT_A_FUNCTION:
         return None

@@ -59,6 +59,7 @@ class Piece:
     wall_time: np.ndarray
     own_name: str | None = None
     steps_inferred: bool = False  # the file does not state its steps (row order, one printed dict per step)
+    weak_guess: bool = False  # `own_name` was guessed loosely (`aliases.Resolved.weak`): yields to any other guess
 
     @property
     def last_step(self) -> int:
@@ -166,7 +167,7 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
             values = values / 100.0
             out.notes.append(f"{key} is logged in percent; divided by 100 to give a fraction")
         piece = Piece(resolved.metric, split, key, rel_path, data.format, steps, values, times, resolved.own_name,
-                      steps_inferred=data.steps_inferred is not None)
+                      steps_inferred=data.steps_inferred is not None, weak_guess=resolved.weak)
         if resolved.own_name is not None:
             guessed.append(piece)  # settled against every source's listed keys in `merge_pieces`
             continue
@@ -399,8 +400,9 @@ def settle_guesses(pieces: list[Piece]) -> tuple[list[Piece], list[str]]:
 
     A guess is dropped (the key keeps its own name) when a listed key in any source already supplies that
     metric, since explicit always wins, or when two different keys guess the same metric, since we cannot
-    tell which is meant. Every guess kept is reported, so a wrong one can be seen and fixed. The pieces
-    are never changed in place (`IngestCache` keeps them between checks of a live run).
+    tell which is meant. A loose guess (`avg_return`, `total_reward`: `Piece.weak_guess`) is dropped when any
+    other guess supplies the metric. Every guess kept is reported, so a wrong one can be seen and fixed. The
+    pieces are never changed in place (`IngestCache` keeps them between checks of a live run).
 
     Args:
         pieces: every source's pieces; guessed ones carry `own_name`.
@@ -420,6 +422,10 @@ def settle_guesses(pieces: list[Piece]) -> tuple[list[Piece], list[str]]:
     kept: dict[str, list[str]] = {}
     dropped: set[int] = set()
     for (metric, split), group in sorted(guesses.items()):
+        firm = [p for p in group if not p.weak_guess and len(p.steps)]
+        if firm:  # a loose name yields to a surer one (`avg_return` to `avg_reward`), silently: it keeps its name
+            dropped.update(id(p) for p in group if p.weak_guess)
+            group = [p for p in group if not p.weak_guess]
         names = sorted({p.own_name for p in group if p.own_name is not None})
         keys = ", ".join(f"`{name}`" for name in names)
         where = ", ".join(sorted({p.source for p in group}))

@@ -5,8 +5,12 @@ CSV, JSON-lines, JSON lists and the progress tables printed in notebooks and log
 `name -> value`. `RowTable` collects them and decides, once the whole file is seen:
 
 * **the step**: the column named like a step (`STEP_NAMES`, then any `*_step`, then any `*_iteration`, case
-  aside) that every row carries; when none does, each row's best one; when a file has none at all, the row
-  order, with a warning. So an event log keyed by `grpo_step` is never read in row order.
+  aside) that every row carries; when none does, each row's best one. A file with none of those may name its
+  counter its own way (`update`, `gstep`, `n_updates`): such a column is the step when its values behave like
+  one (whole numbers on nearly every row, never going down, no metric logged twice at one of them), with a note.
+  Otherwise the row order, with a warning. So an event log keyed by `grpo_step` is never read in row order.
+* **held-out columns**: a column named for a held-out set (`heldout_pref`, `val_score`, `test_acc`) and filled
+  on at most half as many rows as the most-logged column is an eval metric, as an eval row's would be.
 * **the kind of row**: a `type`, `kind`, `split`, `phase` or `mode` column holding a word (`rollout`, `eval`,
   `train`) turns each metric of the row into `<kind>/<metric>`; `aliases.resolve` reads the kind (held-out kinds
   are the eval split). Rows of different kinds with different keys (an event log) fall out of this too.
@@ -24,8 +28,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assessor.ingest.aliases import HELD_OUT_KINDS
+from assessor.ingest.aliases import HELD_OUT_KINDS, resolve
 from assessor.ingest.base import RecordBuilder, SplitHint, parse_number
+from assessor.ingest.guess import words
 
 # Step columns, most trustworthy first: the trainer's own step beats a plain `step`, which beats a loop counter;
 # W&B's `_step` counts `log` calls (eval rows included) and keeps counting after a resume, so it comes last.
@@ -40,6 +45,27 @@ _KIND_VALUE = re.compile(r"^[A-Za-z][\w.-]{0,39}$")
 NAME_COLUMNS = ("metric", "name", "key", "tag")
 VALUE_COLUMN = "value"
 LOOKED_FOR = "step, global_step, optimizer_step, iteration, iter, *_step or *_iteration"
+# Counters a custom loop names its own way, best first: a word for the step itself, with words that only say
+# which counter it is (`n_updates`, `train/gstep`, `update_idx`). `batch` last: it is often an index in an epoch
+# (which goes back, so it is never taken).
+_COUNTER_WORDS: tuple[frozenset[str], ...] = (
+    frozenset({"step", "steps", "gstep", "gsteps", "globalstep"}),
+    frozenset({"update", "updates"}),
+    frozenset({"iteration", "iterations", "iter", "iters", "it"}),
+    frozenset({"batch", "batches"}),
+)
+_COUNTER_QUALIFIERS = frozenset({
+    "n", "num", "number", "nr", "no", "total", "global", "g", "train", "training", "trainer", "opt", "optim",
+    "optimizer", "policy", "actor", "learner", "ppo", "grpo", "rl", "grad", "gradient", "sgd", "cur", "current",
+    "idx", "index", "count", "counter", "id", "cum", "cumulative", "done", "completed",
+})
+# Words that may sit beside a `*step*` word that is not one of the above (`env_steps`, `timesteps`).
+_STEP_COUNT_WORDS = frozenset({"env", "environment", "agent", "sample", "samples"})
+# A counter read as the step must be on this share of the rows (a last summary row may lack it).
+_COUNTER_COVERAGE = 0.95
+# A held-out column is filled on at most this share of the rows the most-logged column is filled on.
+_SPARSE_SHARE = 0.5
+_HELD_OUT_WORDS = frozenset({"heldout", "holdout", "val", "valid", "validation", "test", "eval", "evaluation"})
 
 
 def step_rank(column: str) -> int | None:
@@ -57,6 +83,37 @@ def step_rank(column: str) -> int | None:
     if match is None or "_per_" in name:
         return None
     return len(STEP_NAMES) + (0 if match["what"] == "step" else 1)
+
+
+def counter_rank(column: str) -> int | None:
+    """How much a name says "a custom loop's step counter" (lower is better), or None when it does not.
+
+    Only asked when no column is named like a step (`step_rank`); the values must then behave like steps.
+
+    >>> counter_rank("update"), counter_rank("n_updates"), counter_rank("gstep"), counter_rank("env_steps")
+    (1, 1, 0, 4)
+    >>> counter_rank("steps_per_sec"), counter_rank("step_time"), counter_rank("it/s"), counter_rank("batch_size")
+    (None, None, None, None)
+    """
+    tokens = words(column)
+    core = [w for w in tokens if w not in _COUNTER_QUALIFIERS]
+    if len(core) == 1:
+        rank = next((i for i, group in enumerate(_COUNTER_WORDS) if core[0] in group), None)
+        if rank is not None:
+            return rank
+    if core and any("step" in w for w in core) and all("step" in w or w in _STEP_COUNT_WORDS for w in core):
+        return len(_COUNTER_WORDS)
+    return None
+
+
+def names_held_out(key: str) -> bool:
+    """The key's first word names a held-out set (`heldout_pref`, `held_out_acc`, `val_score`, `test_reward`).
+
+    >>> names_held_out("heldout_pref"), names_held_out("held_out/acc"), names_held_out("value_loss")
+    (True, True, False)
+    """
+    tokens = words(key)
+    return bool(tokens) and (tokens[0] in _HELD_OUT_WORDS or tokens[:2] == ["held", "out"])
 
 
 def kind_split(kind: str) -> SplitHint:
@@ -99,6 +156,7 @@ class Built:
     warnings: list[str]
     notes: list[str]
     kinds: list[str]
+    counter_step: bool = False  # the step column was recognised by its values, not its name (`counter_rank`)
 
     @property
     def steps_inferred(self) -> str | None:
@@ -265,40 +323,98 @@ class RowTable:
             notes.append(f"null on every row, so read as not logged: {', '.join(sorted(never)[:10])}")
         for name in self._not_steps:
             self._steps.pop(name, None)
-        by_row, column = self._step_of_rows(warnings)
+        by_row, column, counter_step = self._step_of_rows(warnings, notes)
+        if counter_step and column is not None:
+            drop = drop | {column}  # the loop's counter is the step, not a metric
+        held_out = self._held_out_columns()
+        if held_out:
+            notes.append(f"logged on few rows and named for a held-out set, so read as eval metrics: "
+                         f"{', '.join(sorted(held_out)[:10])}")
         # The builder's steps are row numbers: it maps them to real steps as it lays out the frame.
-        frame = self.builder.build(by_row, (lambda k: k in drop or k.rpartition("/")[2] in drop) if drop else None)
+        frame = self.builder.build(by_row, (lambda k: k in drop or k.rpartition("/")[2] in drop) if drop else None,
+                                   held_out=held_out)
         if self.builder.non_numeric:
             warnings.append(f"{self.name}: non-numeric values ignored in {sorted(self.builder.non_numeric)[:8]}")
         kinds = sorted(self._kinds)
         if kinds:
             notes.append(f"rows of kinds {', '.join(kinds)}: each metric is named <kind>/<metric>")
-        return Built(frame, column, warnings, notes, kinds)
+        return Built(frame, column, warnings, notes, kinds, counter_step)
 
-    def _step_of_rows(self, warnings: list[str]) -> tuple[np.ndarray, str | None]:
-        """Each row's step (-1 for none) and the column it came from (None: row order)."""
+    def _counter_column(self) -> tuple[str, np.ndarray] | None:
+        """A custom loop's own step counter (`update`, `gstep`) and each row's step, or None.
+
+        Named like a counter (`counter_rank`), a whole number >= 0 on nearly every row, never going down, and
+        strictly rising for every other metric (an eval row may share the step of the train row before it,
+        but no metric is logged twice at one step). A column that goes down (a resume, an index within an
+        epoch) is never taken: the row order is then the honest reading.
+        """
+        candidates = sorted(
+            (rank, order, key) for order, ((key, split), count) in enumerate(self.builder.counts().items())
+            if split is None and count >= _COUNTER_COVERAGE * self.rows and (rank := counter_rank(key)) is not None
+        )
+        if not candidates:
+            return None
+        series = self.builder.series()
+        for _, _, key in candidates:
+            rows, values = series[(key, None)]
+            whole = np.isfinite(values) & (values >= 0) & (values == np.floor(values))
+            rows, steps = rows[whole], values[whole].astype(np.int64)
+            if len(rows) < _COUNTER_COVERAGE * self.rows or len(steps) < 2:
+                continue
+            if bool(np.any(np.diff(steps) < 0)) or int(steps[-1]) == int(steps[0]):
+                continue
+            by_row = np.full(self.rows, -1, dtype=np.int64)
+            by_row[rows] = steps
+            if all(_strictly_rising(by_row[other]) for (name, _), (other, _) in series.items() if name != key):
+                return key, by_row
+        return None
+
+    def _held_out_columns(self) -> set[str]:
+        """Columns without a row kind, named for a held-out set and logged on few rows (see the module docstring)."""
+        counts = {key: n for (key, split), n in self.builder.counts().items() if split is None}
+        named = {key for key in counts if names_held_out(key) and _train_by_name(key)}
+        if not named:
+            return set()
+        most = max(counts.values())
+        return {key for key in named if counts[key] <= _SPARSE_SHARE * most}
+
+    def _step_of_rows(self, warnings: list[str], notes: list[str]) -> tuple[np.ndarray, str | None, bool]:
+        """Each row's step (-1 for none), the column it came from (None: row order), and how it was found.
+
+        The third value is True when the column was recognised by its values (`_counter_column`), not its name.
+        """
         by_row = np.full(self.rows, -1, dtype=np.int64)
         ranked = sorted(self._steps, key=lambda c: (_rank(c), c))
         if not ranked:
+            counted = self._counter_column() if self.rows else None
+            if counted is not None:
+                column, by_row = counted
+                notes.append(f"no column named like a step; read `{column}` as the step (whole numbers on nearly "
+                             "every row, never going down)")
+                missing = int((by_row < 0).sum())
+                if missing:
+                    warnings.append(f"{self.name}: {missing} rows without a step ({column}) were skipped")
+                return by_row, column, True
             if self.rows:
                 warnings.append(
-                    f"{self.name}: no step column (looked for {LOOKED_FOR}); read the rows as steps 1, 2, ..."
+                    f"{self.name}: no step column (looked for {LOOKED_FOR}, or a counter such as update or gstep "
+                    "that rises row by row); read the rows as steps 1, 2, ..."
                 )
-            return np.arange(1, self.rows + 1, dtype=np.int64), None
+            return np.arange(1, self.rows + 1, dtype=np.int64), None, False
         full = next((c for c in ranked if len(self._steps[c][0]) == self.rows and c != _LAST_RESORT), None)
         if full is None and len(self._steps[ranked[0]][0]) == self.rows:
             full = ranked[0]
         if full is not None:
             rows, steps = self._steps[full]
             by_row[np.asarray(rows, dtype=np.int64)] = steps
-            return by_row, full
+            return by_row, full, False
         for column in reversed(ranked):  # the best-ranked column a row has wins for that row
             rows, steps = self._steps[column]
             by_row[np.asarray(rows, dtype=np.int64)] = steps
         missing = int((by_row < 0).sum())
         if missing:
             warnings.append(f"{self.name}: {missing} rows without a step ({', '.join(ranked)}) were skipped")
-        return by_row, ranked[0]
+        return by_row, ranked[0], False
 
 
 def _layout(keys: tuple[str, ...], row: Mapping[str, Any]) -> _Layout:
@@ -317,6 +433,17 @@ def _layout(keys: tuple[str, ...], row: Mapping[str, Any]) -> _Layout:
     flags = {k for k in keys if isinstance(row[k], bool)}  # JSON true/false: settings echoed per row, not curves
     skip = frozenset(named | flags) | ({kind} if kind is not None else set())
     return _Layout(steps, kind, name, value, skip)
+
+
+def _train_by_name(key: str) -> bool:
+    """The alias table reads the key as a training metric (`eval_acc` or `val/score` already are eval metrics)."""
+    resolved = resolve(key)
+    return resolved is not None and resolved.split == "train"
+
+
+def _strictly_rising(steps: np.ndarray) -> bool:
+    steps = steps[steps >= 0]
+    return len(steps) < 2 or bool(np.all(steps[1:] > steps[:-1]))
 
 
 def _rank(column: str) -> int:
