@@ -228,3 +228,14 @@ def test_planned_steps_config_keys(config, planned):
 
     found = facts_from_flat_config(flatten(config), "cfg.json")
     assert found.get("planned_total_steps", (None, ""))[0] == planned
+
+
+def test_a_folder_holding_framework_checkpoints_under_a_checkpoint_folder_is_a_container_not_a_checkpoint(tmp_path):
+    # verl: checkpoints/<project>/<experiment>/global_step_N; the project folder `search_r1` is no step-1 checkpoint.
+    from assessor.ingest.discover import discover
+
+    for step in (100, 200):
+        (tmp_path / "checkpoints" / "search_r1" / "qwen2.5-3b" / f"global_step_{step}" / "actor").mkdir(parents=True)
+    (tmp_path / "ckpt" / "qwen2").mkdir(parents=True)  # a name with a digit, no separator: not a step either
+    steps = sorted(c.step for c in discover(tmp_path).checkpoints)
+    assert steps == [100, 200]

@@ -49,6 +49,7 @@ _NOT_STEP_WORDS = frozenset({
     "run", "runs", "seed", "exp", "experiment", "trial", "version", "v", "fold", "rank", "worker", "shard", "part",
     "gpu", "node", "job", "epoch", "ep", "log", "logs", "eval", "sample", "samples", "rollout", "rollouts", "tmp",
 })
+_COUNTER_WORDS = frozenset({"step", "steps", "gstep", "iter", "it", "update", "ckpt", "checkpoint"})
 # A numbered folder holding these is a folder of logs or outputs, not a checkpoint.
 _LOG_SUFFIXES = frozenset({".jsonl", ".csv", ".tsv", ".log", ".out"})
 # Text files frameworks write that are never metric logs.
@@ -135,12 +136,32 @@ def is_checkpoint_folder(name: str) -> bool:
 
 
 def _numbered_step(name: str) -> int | None:
-    """The number of a `<word>_<number>` name, unless the word says it counts something else (`seed_1`)."""
+    """The number of a `<word>_<number>` name, unless the word says it counts something else (`seed_1`).
+
+    Without a separator only a counter word reads as a step (`step400`, `iter400`): `search_r1` or `qwen2` is a
+    name with a digit in it, not a checkpoint.
+    """
     match = _NUMBERED.match(name)
     if match is None:
         return None
     last_word = re.split(r"[-_]", match["word"].lower())[-1]
+    separated = name[len(match["word"]):len(match["word"]) + 1] in ("-", "_")
+    if not separated and last_word not in _COUNTER_WORDS:
+        return None
     return None if last_word in _NOT_STEP_WORDS else int(match["step"])
+
+
+def _holds_checkpoints(path: Path) -> bool:
+    """The folder holds checkpoint folders of its own (`checkpoints/search_r1/<model>/global_step_200`): a container."""
+    try:
+        for dirpath, dirnames, _ in os.walk(path):
+            if any(_CHECKPOINT_DIR.match(d) for d in dirnames):
+                return True
+            if len(Path(dirpath).relative_to(path).parts) >= 2:
+                dirnames.clear()
+    except (OSError, ValueError):
+        return False
+    return False
 
 
 def _holds_logs(path: Path) -> bool:
@@ -198,7 +219,7 @@ def _walk(found: Discovery, root: Path) -> None:
                 continue
             if is_dir:
                 step = checkpoint_step(entry.name, is_dir=True)
-                if step is None and in_checkpoints and not _holds_logs(path):
+                if step is None and in_checkpoints and not _holds_logs(path) and not _holds_checkpoints(path):
                     step = checkpoint_step(entry.name, is_dir=True, in_checkpoint_folder=True)
                 if step is not None:
                     found.checkpoints.append(Checkpoint(step=step, path=found.rel(path)))
