@@ -265,3 +265,9 @@ def test_plain_metric_names_are_written_out_on_every_real_run_sheet():
     for name in REAL_RUN_NAMES:
         sheet = user_text(name).split("# Data from the run")[0]
         assert "[run label" not in sheet, name
+
+
+@pytest.mark.parametrize("name", REAL_RUN_NAMES)
+def test_no_trend_is_called_flat_over_a_move_of_three_noise_units_or_more(name):
+    for match in re.finditer(r"\| flat \(([+-]\d+(?:\.\d+)?)", user_text(name)):
+        assert abs(float(match.group(1))) < 3, match.group(0)
