@@ -724,3 +724,12 @@ def test_a_strict_check_logged_beside_the_lenient_one_the_policy_is_trained_on_i
     d = diagnose(run)
     assert d.eval.metric is not None and "strict_match" in d.eval.metric
     assert verdict(run).decision == "rollback"
+
+
+def test_the_best_point_names_the_eval_set_size_its_sampling_error_was_read_from(tmp_path):
+    # Pass rates on 500 problems (multiples of 1/500): the band is one sampling error and says which set size.
+    reward = 0.3 + 0.3 * STEPS / N + ar1(140, N, 0.3, 0.02)
+    evals = np.array([180, 230, 228, 275, 262, 290, 262, 265, 232, 240, 206, 221]) / 500
+    run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 25, evals)
+    best = diagnose(run).best_checkpoint
+    assert best.band_kind == "sampling_error" and best.eval_set_size == 500

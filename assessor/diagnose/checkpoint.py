@@ -24,8 +24,8 @@ from assessor.diagnose.evaluation import (
     LOWER_IS_BETTER,
     TYPICAL_EVAL_SET,
     eval_score,
+    eval_set_size,
     measured_eval_noise,
-    sampling_error,
     typical_sampling_error,
 )
 from assessor.diagnose.kl_reward import primary_reward
@@ -112,6 +112,7 @@ class _Curve:
     now_error: float  # its standard error, for the decline test
     smoothed: bool
     band_kind: BandKind = "standard_error"  # what the band is (see `BestCheckpoint.band_kind`)
+    set_size: int | None = None  # problems in the eval set, read off the scores (a sampling-error band)
     ends: np.ndarray | None = None  # last step each level covers (stretch means), when not the step itself
 
 
@@ -163,7 +164,8 @@ def _eval_curve(ctx: Context, evaluation: EvalDiagnosis, metric: str) -> _Curve 
     # size shows, else within the error of a difference of two evaluations (which a collapse after the peak
     # inflates). A pass rate so smooth that its spread is at the floor (an averaged or exported curve) says
     # nothing about its noise: it is read no finer than a typical eval set allows.
-    sampling = sampling_error(metric, values)
+    found = eval_set_size(metric, values)
+    sampling, set_size = found if found else (None, None)
     typical = typical_sampling_error(metric, values) if sampling is None and floored else None
     band: float
     kind: BandKind
@@ -178,7 +180,7 @@ def _eval_curve(ctx: Context, evaluation: EvalDiagnosis, metric: str) -> _Curve 
     # "Now" is the mean of the last two evaluations, so one unlucky evaluation does not call a decline.
     tail = score[-2:]
     return _Curve(series.index.to_numpy(), score, band, band, float(np.mean(tail)), band / math.sqrt(len(tail)),
-                  smoothed=False, band_kind=kind)
+                  smoothed=False, band_kind=kind, set_size=set_size if kind == "sampling_error" else None)
 
 
 def _eval_rose_through(curve: _Curve, breakage_step: int) -> bool:
@@ -251,7 +253,8 @@ def best_checkpoint(
     out = BestCheckpoint(
         basis=basis, metric=metric, best_step=best_step, level=sign * float(curve.levels[newest]),
         best_level=sign * best_level, best_level_step=int(curve.steps[top]), now_level=sign * curve.now,
-        band=curve.band, band_kind=curve.band_kind, smoothed=curve.smoothed, behind=bool(behind),
+        band=curve.band, band_kind=curve.band_kind, eval_set_size=curve.set_size, smoothed=curve.smoothed,
+        behind=bool(behind),
         decline_t=float(decline),
         breakage_step=breakage_step, breakage=breakage, breakage_overruled=overruled, save_steps=ctx.facts.save_steps,
         reason=what,
@@ -264,7 +267,8 @@ def _describe(
     breakage_step: int | None, breakage: str | None, sign: float,
 ) -> str:
     if basis == "eval":
-        within = {"sampling_error": "one sampling error",
+        within = {"sampling_error": f"one sampling error (a pass rate on {curve.set_size} problems, read off the "
+                                    "scores)",
                   "typical_sampling_error": f"the sampling error of a pass rate on {TYPICAL_EVAL_SET:,} problems",
                   "eval_difference": f"sqrt(2) x its eval-to-eval noise of {num(curve.band / math.sqrt(2.0))}, "
                                      "one standard error of the difference of two evaluations"}.get(

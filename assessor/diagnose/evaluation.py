@@ -491,7 +491,13 @@ def typical_sampling_error(metric: str, values: np.ndarray) -> float | None:
 
 
 def sampling_error(metric: str, values: np.ndarray) -> float | None:
-    """The standard error of one evaluation of a pass rate, from the size of the eval set, when it shows.
+    """The standard error of one evaluation of a pass rate, from the size of the eval set, when it shows."""
+    found = eval_set_size(metric, values)
+    return found[0] if found else None
+
+
+def eval_set_size(metric: str, values: np.ndarray) -> tuple[float, int] | None:
+    """`sampling_error`'s error and the set size N it was read from, or None.
 
     Pass rates on a fixed set of N problems are multiples of 1/N, so N can be read off the scores themselves
     (0.562 and 0.548 on 500 problems); the error of one score is then sqrt(p (1 - p) / N). This measures how
@@ -514,7 +520,7 @@ def sampling_error(metric: str, values: np.ndarray) -> float | None:
             return None
     n = int(sizes[int(np.argmax(fits))])
     level = float(np.max(p))
-    return scale * math.sqrt(max(level * (1 - level), 1.0 / n) / n)
+    return scale * math.sqrt(max(level * (1 - level), 1.0 / n) / n), n
 
 
 NOISE_EVALS = 6  # evaluations (four second differences) before their own spread is a measurement

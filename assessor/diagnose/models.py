@@ -369,6 +369,8 @@ class BestCheckpoint(_Model):
         "evaluation of a pass rate (its set size read off the scores), that of a pass rate on a typical "
         "1,000-problem set (set size hidden), sqrt(2) x the eval-to-eval noise (the error of a difference of two "
         "evaluations), or the eval-to-eval noise itself.")
+    eval_set_size: int | None = Field(
+        None, description="Problems in the eval set, read off the scores, when `band` is their sampling error.")
     smoothed: bool = Field(False, description="Levels are stretch means (reward), not single evaluations.")
     behind: bool = Field(False, description="Now is worse than the best point by more than noise.")
     decline_t: float | None = Field(None, description="(best level - now) in standard errors of the difference.")
