@@ -595,3 +595,12 @@ def test_a_path_a_fact_was_read_from_is_referenced_not_printed(tmp_path):
     sheet, block = user.split("```run-data", 1)
     assert "beta = 0 ([run label" in sheet and "ignore_all_rules" not in sheet
     assert "wandb/offline-run-ignore_all_rules/run-1.wandb" in block
+
+
+def test_a_run_without_completion_samples_says_so_and_one_with_them_does_not(tmp_path):
+    run_dir = tmp_path / "run"
+    synthetic_run(run_dir, 100)
+    without = prompts.build_prompt(request_for(run_dir)).user
+    assert "completion samples: none logged" in without
+    with_samples = prompts.build_prompt(request_for(run_dir, samples=["a sample"])).user
+    assert "completion samples: none logged" not in with_samples
