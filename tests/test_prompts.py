@@ -602,5 +602,6 @@ def test_a_run_without_completion_samples_says_so_and_one_with_them_does_not(tmp
     synthetic_run(run_dir, 100)
     without = prompts.build_prompt(request_for(run_dir)).user
     assert "completion samples: none logged" in without
-    with_samples = prompts.build_prompt(request_for(run_dir, samples=["a sample"])).user
-    assert "completion samples: none logged" not in with_samples
+    request = request_for(run_dir)
+    request.run.samples = [Sample(step=50, completion="The answer is 42.")]
+    assert "completion samples: none logged" not in prompts.build_prompt(request).user

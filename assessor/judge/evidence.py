@@ -513,7 +513,7 @@ def summary_values(request: JudgeRequest) -> dict[str, Any]:
         "instability": instability_values(d, scrub, [row["key"] for row in rows]),
         "best": best_values(d, checkpoints, scrub, rows),
         "gpu": gpu_values(d),
-        "absent": [scrub(a) for a in d.absent[:MAX_ABSENT]] + ([] if request.run.samples or request.samples else [
+        "absent": [scrub(a) for a in d.absent[:MAX_ABSENT]] + ([] if request.run.samples else [
             "completion samples: none logged, so the text itself (coherence, repetition, language, format, hacks "
             "the scores cannot see) cannot be read"]),
     }
