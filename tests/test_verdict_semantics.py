@@ -733,3 +733,19 @@ def test_the_best_point_names_the_eval_set_size_its_sampling_error_was_read_from
     run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 25, evals)
     best = diagnose(run).best_checkpoint
     assert best.band_kind == "sampling_error" and best.eval_set_size == 500
+
+
+def test_kl_reward_spans_quote_level_moves_with_the_tables_sign(tmp_path):
+    # KL climbs and falls back part of the way; reward rises: each span's KL move has the sign of the smoothed
+    # levels' difference across it (a sum of slices' fitted changes could carry the other sign).
+    kl = np.where(STEPS < 200, 0.003 + 0.009 * STEPS / 200, 0.012 - 0.004 * (STEPS - 200) / 100)
+    kl = kl + ar1(150, N, 0.3, 0.002)
+    reward = 0.2 + 0.25 * np.minimum(1, STEPS / 150) + ar1(151, N, 0.3, 0.03)
+    run = make_run(tmp_path, reward=reward, kl=kl)
+    d = diagnose(run)
+    from assessor.diagnose import robust
+
+    kl_series = robust.prepare(run.series("kl").index.to_numpy(), run.series("kl").to_numpy())
+    for span in d.kl_reward.timeline:
+        level_move = robust.level_at(kl_series, span.end_step) - robust.level_at(kl_series, span.start_step)
+        assert span.kl_change == pytest.approx(level_move)

@@ -287,8 +287,13 @@ def _retested(span: QuadrantSpan, kl: Reading, reward: Reading) -> QuadrantSpan:
     end = span.end_step + 1
     kl_trend = robust.trend(kl.series, span.start_step, end_step=end)
     reward_trend = robust.trend(reward.series, span.start_step, end_step=end)
-    quadrant = _quadrant(kl_trend.direction, reward_trend.direction)
-    return span if quadrant == span.quadrant else span.model_copy(update={"quadrant": quadrant})
+    # The moves quoted are the smoothed levels' differences across the span (as the table's levels are read), not
+    # sums of the slices' fitted changes, which can carry the wrong sign where a curve rose and fell back.
+    def moved(series: robust.Series) -> float:
+        return robust.level_at(series, span.end_step) - robust.level_at(series, span.start_step)
+
+    return span.model_copy(update={"quadrant": _quadrant(kl_trend.direction, reward_trend.direction),
+                                   "reward_change": moved(reward.series), "kl_change": moved(kl.series)})
 
 
 def _findings(
