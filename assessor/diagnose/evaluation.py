@@ -130,8 +130,7 @@ def diagnose_eval(ctx: Context) -> EvalDiagnosis:
         out.findings.extend(findings)
     # A plateau of one held-out measure while another still sets clear new highs (a preference run's eval loss or
     # margin, a second benchmark) is no plateau of the model: the held-out data still shows it improving.
-    climbing = [c.metric for c in out.curves if c.new_high_noise >= 1.0]
-    if climbing:
+    if any(c.new_high_noise >= 1.0 for c in out.curves):
         out.findings = [f for f in out.findings if f.kind != "eval_plateau"]
     return out
 

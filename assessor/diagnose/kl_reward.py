@@ -16,6 +16,7 @@ from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import Finding, KlRewardDiagnosis, Quadrant, QuadrantSpan, SignalSummary
 from assessor.diagnose.signals import EARLY_SHARE, Reading, first_rise
+from assessor.run import RunFacts
 
 TIMELINE_WINDOWS = 6
 MIN_WINDOW_POINTS = 16
@@ -96,6 +97,11 @@ KL_NOTABLE = 0.1
 RFS_DEFAULT_KL_COEFF = 0.001  # reasoning-from-scratch's scripts' default `kl_coeff`
 
 
+def coefficient_scaled(facts: RunFacts) -> bool:
+    """Whether the run's logged KL is the KL term of its loss (coefficient x KL), not the KL itself."""
+    return facts.framework == "reasoning_from_scratch"
+
+
 def logged_per_nat(ctx: Context) -> float | None:
     """Logged KL units per nat of per-token KL: 1 where the per-token KL itself is logged, None where unknown.
 
@@ -104,7 +110,7 @@ def logged_per_nat(ctx: Context) -> float | None:
     scripts' default; without a length the scale is unknown, the levels above (a hundredth, a tenth of a nat) are
     not read at all, and only the KL's growth relative to itself counts.
     """
-    if ctx.facts.framework != "reasoning_from_scratch":
+    if not coefficient_scaled(ctx.facts):
         return 1.0
     length = ctx.book.get("response_length_mean")
     if length is None or length.summary.now <= 0:

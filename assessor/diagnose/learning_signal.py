@@ -266,9 +266,7 @@ def _alike_in_both_halves(ctx: Context) -> float | None:
     zero = ctx.book.get("reward_zero_std_frac")
     if zero is None or zero.series.n < MIN_SIGNAL_POINTS // 2:
         return None
-    values = zero.series.values
-    half = len(values) // 2
-    lower = min(float(np.mean(values[:half])), float(np.mean(values[half:])))
+    lower = min(_half_shares(zero.series.values))
     return lower if lower >= ALMOST_EVERY_GROUP else None
 
 
@@ -384,7 +382,7 @@ def _recent_spread_gone(ctx: Context) -> bool:
 
 
 def _half_shares(flags: np.ndarray) -> tuple[float, float]:
-    """Share of True in the first and in the second half of a run's points."""
+    """Mean of the first and of the second half of a run's points (of flags: the share of True in each)."""
     half = len(flags) // 2
     return float(np.mean(flags[:half])) if half else 0.0, float(np.mean(flags[half:])) if len(flags) else 0.0
 

@@ -36,8 +36,7 @@ def decline_bar(n: int, width: int) -> float:
 
 
 RISING_YET_MOSTLY_LOST = 0.5
-CONVERGED_FLAT_TO_CLIMB = 1.0  # the plateau test already asks for as long as the climb
-CONVERGED_SHARE = 0.25
+CONVERGED_SHARE = 0.25  # of the budget (planned steps, else the run so far) the plateau must span
 
 
 def _gain_lost(from_peak: robust.LevelShift, start: float) -> float:
@@ -185,12 +184,12 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
         since = s.plateau_start if s.plateau_start is not None else s.trend_window_start
         bend = robust.level_off(series)
         budget = ctx.facts.planned_total_steps or s.last_step
-        if bend is not None and bend.plateau(min_flat_points=min_flat_points(reading)) and bend.climb_rate > 0 and (
-                bend.flat_steps >= CONVERGED_FLAT_TO_CLIMB * bend.climb_steps
+        if (bend is not None and bend.plateau(min_flat_points=min_flat_points(reading))
                 and bend.flat_steps >= CONVERGED_SHARE * budget):
-            # Flat for twice as long as it took to climb and for a quarter of the budget, keeping a small share of
-            # the climb's rate: the run has shown what this recipe does, and more steps of it are unlikely to pay.
-            # (A shorter pause is one step of a staircase as often as not: patience is cheaper than a lost run.)
+            # Flat for at least as long as it took to climb (the plateau test) and for a quarter of the budget,
+            # keeping a small share of the climb's rate: the run has shown what this recipe does, and more steps of
+            # it are unlikely to pay. (A shorter pause is one step of a staircase as often as not: patience is
+            # cheaper than a lost run.)
             findings.append(finding(
                 metric, "reward_converged", "watch",
                 f"{metric} levelled off around step {bend.step} at {num(s.now)} (from {num(progress.before)} at the "

@@ -29,6 +29,7 @@ from typing import Any
 
 from assessor.diagnose.entropy import above_uniform
 from assessor.diagnose.evaluation import LOWER_IS_BETTER
+from assessor.diagnose.kl_reward import coefficient_scaled
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
 from assessor.diagnose.robust import MAX_SPIKES
 from assessor.ingest.aliases import CANONICAL
@@ -327,7 +328,7 @@ def kl_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
         "absent_reason": scrub(k.kl_absent_reason) if k.kl_absent_reason else None,
         "quadrant_now": k.quadrant_now.replace("_", " ") if k.quadrant_now else None,
         "beta": run.facts.beta, "kl_now": kl.now if kl is not None else None,
-        "coefficient_scaled": run.facts.framework == "reasoning_from_scratch",
+        "coefficient_scaled": coefficient_scaled(run.facts),
         # The quadrant now is read on the KL's recent-trend window, the timeline on equal slices of the run: say
         # which window, so a last slice that reads differently is not taken for a contradiction.
         "quadrant_since": kl.trend_window_start if kl is not None else None,

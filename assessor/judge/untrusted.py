@@ -109,12 +109,11 @@ class Scrubber:
         self.known = known
         # A held-out metric and its bare name are one label: `eval/arena_pass1` is `eval/` + the reference of
         # `arena_pass1`, so the table, the findings and the held-out section name it the same way.
-        unknown = {x for x in labels if x not in known}
-        bare = {x.removeprefix(EVAL_PREFIX) for x in unknown if x.removeprefix(EVAL_PREFIX) not in known}
-        own = {x: f"[run label {i}]" for i, x in enumerate(sorted(bare), 1)}
-        self.listed = dict(own)
-        self.refs = {x: own.get(x) or f"{EVAL_PREFIX}{own[x.removeprefix(EVAL_PREFIX)]}" for x in unknown
-                     if x in own or x.removeprefix(EVAL_PREFIX) in own}
+        # (A held-out name whose bare part is one of ours keeps a reference of its own.)
+        base = {x: x if x.removeprefix(EVAL_PREFIX) in known else x.removeprefix(EVAL_PREFIX)
+                for x in labels if x not in known}
+        self.listed = {name: f"[run label {i}]" for i, name in enumerate(sorted(set(base.values())), 1)}
+        self.refs = {x: self.listed[b] if b == x else f"{EVAL_PREFIX}{self.listed[b]}" for x, b in base.items()}
         self.replacements: dict[str, str] = {}
         for c in checkpoints:
             if c.path:
