@@ -749,3 +749,118 @@ def test_kl_reward_spans_quote_level_moves_with_the_tables_sign(tmp_path):
     for span in d.kl_reward.timeline:
         level_move = robust.level_at(kl_series, span.end_step) - robust.level_at(kl_series, span.start_step)
         assert span.kl_change == pytest.approx(level_move)
+
+
+# --- a lurch that passed but left damage; an eval from before a fall (holdout8's 22k-step collapse)
+
+def _lurch_run(tmp_path, recovers: bool):
+    """A 0..1 reward up to 0.7 by step 200, held; at step 400 KL jumps 15x for 60 steps and eases back by 520."""
+    n = 600
+    steps = np.arange(1, n + 1)
+    kl = 0.02 + np.where((steps >= 400) & (steps < 460), 0.28, 0.0)
+    kl = kl + np.where((steps >= 460) & (steps < 520), 0.28 * (520 - steps) / 60, 0.0) + ar1(61, n, 0.3, 0.001)
+    reward = 0.2 + 0.5 * np.clip(steps / 200, 0, 1)
+    fall = np.clip((steps - 400) / 40, 0, 1) * 0.3
+    back = np.clip((steps - 440) / 60, 0, 1) * (0.3 if recovers else 0.1)
+    reward = reward - fall + back + ar1(62, n, 0.3, 0.03)
+    evals = np.where(np.arange(1, 13) * 50 <= 400, 0.6, 0.6 if recovers else 0.48)  # the eval at step 400 is still good
+    run = make_run(tmp_path, reward=reward, kl=kl, checkpoints=tuple(range(50, n + 1, 50)))
+    return with_evals(run.path, "accuracy", 50, evals)
+
+
+def test_a_kl_lurch_that_eased_back_but_left_the_reward_lower_holds_the_best_point_before_it(tmp_path):
+    run = _lurch_run(tmp_path, recovers=False)
+    d = diagnose(run)
+    lurch = [f for f in d.kl_reward.findings if f.kind == "kl_jump"]
+    assert lurch and lurch[0].steps[0] in (399, 400), [f.observation for f in d.kl_reward.findings]
+    assert "damage stayed" in lurch[0].observation
+    assert d.best_checkpoint.breakage_step == lurch[0].steps[0]
+    v = verdict(run)
+    assert v.decision == "rollback"
+    assert v.rollback_step is not None and v.rollback_step < 400  # the checkpoint saved at the jump is the broken one
+    assert v.rollback_checkpoint == "checkpoint-350"
+
+
+def test_a_kl_lurch_the_reward_recovered_from_is_no_breakage(tmp_path):
+    d = diagnose(_lurch_run(tmp_path, recovers=True))
+    assert not [f for f in d.kl_reward.findings if f.kind == "kl_jump"]
+    assert d.best_checkpoint.breakage_step is None
+
+
+def test_an_eval_taken_before_the_reward_fell_does_not_vouch_for_the_fall(tmp_path):
+    # The reward peaks around step 200 and falls from 250; the last evaluation (step 240, at its best) was taken
+    # while the reward was still up: it has not seen the fall, so it cannot call it noise.
+    reward = np.where(STEPS < 150, 0.2 + 0.5 * STEPS / 150, 0.7) - 0.35 * np.clip((STEPS - 250) / 30, 0, 1)
+    evals = 0.3 + 0.06 * np.arange(1, 5)  # steps 60, 120, 180, 240
+    run = with_evals(make_run(tmp_path, reward=reward + ar1(63, N, 0.3, 0.02)).path, "accuracy", 60, evals)
+    d = diagnose(run)
+    assert d.reward.fall_step is not None and d.reward.fall_step > 240
+    assert verdict(run).decision == "rollback"
+
+
+def test_a_kl_reward_span_over_a_collapse_and_partial_recovery_is_cut_at_the_low_point(tmp_path):
+    # The run is read in six slices of 100 steps; one holds a collapse at 310 and a partial recovery by 380. Whole,
+    # that slice reads "reward up" (mostly rising) while its move is a loss: cut at the low point it reads both.
+    steps = np.arange(1, 601)
+    reward = 0.2 + 0.5 * np.clip(steps / 200, 0, 1) - 0.4 * np.clip((steps - 310) / 10, 0, 1)
+    reward = reward + 0.3 * np.clip((steps - 320) / 60, 0, 1) + ar1(64, 600, 0.3, 0.02)
+    d = diagnose(make_run(tmp_path, reward=reward, kl=0.05 + ar1(65, 600, 0.3, 0.002)))
+    noise = d.signals["reward_mean"].noise
+    for span in d.kl_reward.timeline:
+        if span.quadrant.endswith("reward_up"):
+            assert span.reward_change > -noise, span
+        if span.quadrant.endswith("reward_down"):
+            assert span.reward_change < noise, span
+    assert any(s.quadrant.endswith("reward_down") and s.end_step < 330 for s in d.kl_reward.timeline)
+
+
+def test_a_collapse_with_a_partial_recovery_is_a_decline_at_every_scale(tmp_path):
+    # Up to 0.7 by step 200, held to 400, down to 0.4 by 440 and back to 0.5 by 500. Read over thirds of the run,
+    # the best stretch (205-404) touches the latest (401-600) by a few points; that must not hide the fall.
+    n = 600
+    steps = np.arange(1, n + 1)
+    reward = 0.2 + 0.5 * np.clip(steps / 200, 0, 1) - 0.3 * np.clip((steps - 400) / 40, 0, 1)
+    reward = reward + 0.1 * np.clip((steps - 440) / 60, 0, 1) + ar1(62, n, 0.3, 0.03)
+    run = make_run(tmp_path, reward=reward, checkpoints=tuple(range(50, n + 1, 50)))
+    d = diagnose(run)
+    assert any(f.kind == "reward_peaked_then_declined" for f in d.reward.findings)
+    v = verdict(run)
+    assert v.decision == "rollback" and v.rollback_step is not None and 200 <= v.rollback_step < 400
+
+
+def _entropy_lurch_run(tmp_path, evals: np.ndarray | None = None):
+    """No KL logged (TRL's default); entropy doubles at step 400 for 60 steps and eases back; the reward falls
+    from 0.7 to 0.4 and gets back only to 0.5."""
+    n = 600
+    steps = np.arange(1, n + 1)
+    entropy = 0.4 + np.where((steps >= 400) & (steps < 460), 0.8, 0.0)
+    entropy = entropy + np.where((steps >= 460) & (steps < 520), 0.8 * (520 - steps) / 60, 0.0) + ar1(66, n, 0.3, 0.01)
+    reward = 0.2 + 0.5 * np.clip(steps / 200, 0, 1) - 0.3 * np.clip((steps - 400) / 40, 0, 1)
+    reward = reward + 0.1 * np.clip((steps - 440) / 60, 0, 1) + ar1(62, n, 0.3, 0.03)
+    run = make_run(tmp_path, reward=reward, entropy=entropy, checkpoints=tuple(range(50, n + 1, 50)))
+    return run if evals is None else with_evals(run.path, "accuracy", 50, evals)
+
+
+def test_an_entropy_lurch_that_left_the_reward_lower_holds_the_best_point_before_it(tmp_path):
+    # The eval taken at step 400 still reads as good; the training metrics say the policy lurched there.
+    run = _entropy_lurch_run(tmp_path, evals=np.where(np.arange(1, 13) * 50 <= 400, 0.6, 0.48))
+    d = diagnose(run)
+    assert any(f.kind == "entropy_lurch" for f in d.entropy.findings)
+    assert d.best_checkpoint.breakage_step is not None and 399 <= d.best_checkpoint.breakage_step <= 400
+    v = verdict(run)
+    assert v.decision == "rollback" and v.rollback_checkpoint == "checkpoint-350"
+
+
+def test_an_entropy_lurch_the_held_out_eval_rose_through_is_no_breakage(tmp_path):
+    # A planned step up in sampling temperature: hotter samples score lower in training, the greedy eval improves.
+    run = _entropy_lurch_run(tmp_path, evals=0.4 + 0.02 * np.arange(1, 13))
+    assert diagnose(run).best_checkpoint.breakage_step is None
+
+
+def test_a_spike_on_the_newest_logged_step_is_not_said_to_have_recovered(tmp_path):
+    kl = 0.02 + ar1(67, N, 0.3, 0.001)
+    kl[-1] = 0.3
+    reward = 0.2 + 0.5 * np.clip(STEPS / 150, 0, 1) + ar1(68, N, 0.3, 0.02)
+    spikes = [f for f in diagnose(make_run(tmp_path, reward=reward, kl=kl)).findings if f.kind == "spike_outlier"]
+    assert spikes and f"at step {N}" in spikes[0].observation
+    assert "recovered" not in spikes[0].observation and "not known yet" in spikes[0].observation

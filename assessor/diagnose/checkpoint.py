@@ -49,6 +49,7 @@ BREAKAGE_KINDS: dict[str, tuple[str, float]] = {
     "length_split_to_extremes": ("completions split into empty and capped ones", 2.0),
     "entropy_blow_up": ("entropy blew up", 1.0),
     "entropy_collapse": ("entropy collapsed", 2.0),
+    "entropy_lurch": ("entropy lurched up", 2.0),
     "kl_jump": ("KL jumped", 2.0),
     "narrowing_without_gain": ("the policy narrowed without gain", 2.0),
     "grad_norm_regime_change": ("the gradient norm changed regime", 1.0),
@@ -59,9 +60,10 @@ BREAKAGE_KINDS: dict[str, tuple[str, float]] = {
     "chosen_logps_collapse": ("the chosen completions' likelihood collapsed", 2.0),
 }
 CONFIRMED_BREAKAGE = 2.0
-# A policy that sharpened (entropy collapsed) is broken only if quality suffered: a held-out eval that rose after
-# it says it did not. Divergence, runaway lengths and the rest break generation whatever an eval shows.
-OVERRULED_BY_EVAL = frozenset({"entropy_collapse"})
+# A policy that sharpened (entropy collapsed) or sampled hotter (entropy lurched up) is broken only if quality
+# suffered: a held-out eval that rose after it says it did not. Divergence, runaway lengths and the rest break
+# generation whatever an eval shows.
+OVERRULED_BY_EVAL = frozenset({"entropy_collapse", "entropy_lurch"})
 AS_GOOD_ERRORS = 1.0
 
 

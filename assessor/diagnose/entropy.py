@@ -14,8 +14,9 @@ import numpy as np
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.kl_reward import primary_reward
 from assessor.diagnose.models import EntropyDiagnosis, Finding, Severity
-from assessor.diagnose.signals import Reading, significant_change
+from assessor.diagnose.signals import Reading, lasting_damage, passing_jump, significant_change
 
 BLOW_UP_NATS = math.log(10)  # per-token perplexity up tenfold from the start
 STILL_UP_NATS = math.log(10) / 2  # perplexity still more than ~3x the start: the blow-up has not healed
@@ -52,6 +53,14 @@ def diagnose_entropy(ctx: Context) -> EntropyDiagnosis:
     blow_up = _blow_up(reading, ln_vocab)
     if blow_up:
         return EntropyDiagnosis(pattern="blow_up", start=s.start, now=s.now, ln_vocab=ln_vocab, findings=blow_up)
+    diagnosis = _pattern(reading, ln_vocab)
+    diagnosis.findings.extend(_lurch_left_damage(ctx, reading))
+    return diagnosis
+
+
+def _pattern(reading: Reading, ln_vocab: float | None) -> EntropyDiagnosis:
+    """Decline, collapse, rise or stable, with what each means."""
+    s = reading.summary
     noise = max(s.noise, robust.noise_floor(reading.series.values))
     change = s.now - s.start
     if change < 0 and s.start > 0 and s.now <= DECLINE_RELATIVE * s.start and significant_change(s, change, noise):
@@ -67,6 +76,32 @@ def diagnose_entropy(ctx: Context) -> EntropyDiagnosis:
             [onset, s.last_step],
         )])
     return EntropyDiagnosis(pattern="stable", start=s.start, now=s.now, ln_vocab=ln_vocab)
+
+
+LURCH_FACTOR = 2.0  # entropy doubling in one go between steady stretches: the sampling changed character
+
+
+def _lurch_left_damage(ctx: Context, reading: Reading) -> list[Finding]:
+    """Entropy doubling in one go and holding a while, with the reward lower ever since (however entropy went on).
+
+    Too small and short for a blow-up (tenfold perplexity), and often eased back by now, but a policy that lurched
+    and never earned its reward back is broken from that step: the weights before it were better. A held-out eval
+    that rose after it overrules this (a planned temperature step raises entropy and costs train reward alone).
+    """
+    metric = primary_reward(ctx)
+    reward = ctx.book.get(metric) if metric else None
+    lurch = passing_jump(reading, LURCH_FACTOR, ctx.facts.planned_total_steps) if reward is not None else None
+    if reward is None or lurch is None:
+        return []
+    step, before, after = lurch
+    damage = lasting_damage(reward, step)
+    if damage is None:
+        return []
+    return [finding(
+        "entropy", "entropy_lurch", "warning",
+        f"Entropy jumped from about {num(before)} to {num(after)} at step {step} ({after / before:.1f}x) and "
+        f"{metric} never got back: {num(damage.after)} lately against {num(damage.before)} just before the jump "
+        f"({-damage.t:.1f} standard errors lower): the policy lurched and the damage stayed", [step])]
 
 
 def above_uniform(start: float | None, now: float | None, ln_vocab: float | None) -> bool:

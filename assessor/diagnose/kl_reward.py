@@ -15,7 +15,7 @@ import numpy as np
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import Finding, KlRewardDiagnosis, Quadrant, QuadrantSpan, SignalSummary
-from assessor.diagnose.signals import EARLY_SHARE, Reading, first_rise
+from assessor.diagnose.signals import EARLY_SHARE, Reading, first_rise, lasting_damage, passing_jump
 from assessor.run import RunFacts
 
 TIMELINE_WINDOWS = 6
@@ -124,12 +124,20 @@ def _at_least(level: float, nats: float, per_nat: float | None) -> bool:
 
 
 def _kl_jumps(kl: Reading, reward: Reading, planned: int | None) -> list[Finding]:
-    """KL shifting to a new level several times higher in one go and staying there: a blow-up, not drift."""
+    """KL shifting to a new level several times higher in one go and staying there: a blow-up, not drift.
+
+    A jump that eased back since is a lurch that passed: a breakage only where it left the reward lower.
+    """
     # A blow-up that keeps climbing after the jump defeats the level-shift test (the level after it is not flat);
     # on a log scale the tenfold jump itself stands out.
     jump = _held_level_shift(kl, planned) or first_rise(kl.summary, KL_JUMP_RATIO, planned=planned)
+    # The latest few logged values, not the smoothed level (which lags a blow-up in its last hundred steps).
+    latest_kl = float(np.median(kl.series.values[-3:]))
+    if jump is not None and latest_kl < math.sqrt(jump[1] * jump[2]):
+        return _lurch_left_damage(kl, reward, jump)  # back below halfway (on a log scale): it did not stay
     if jump is None:
-        return []
+        lurch = passing_jump(kl, KL_JUMP_RATIO, planned)
+        return _lurch_left_damage(kl, reward, lurch) if lurch else []
     step, before, after = jump
     if after < KL_MATERIAL:
         return []  # a tenfold rise from about zero to a level that is still about zero is no lurch
@@ -146,6 +154,25 @@ def _kl_jumps(kl: Reading, reward: Reading, planned: int | None) -> list[Finding
         f"KL jumped from about {num(before)} to {num(after)} at step {step} ({after / before:.0f}x) "
         f"and stayed there{' while reward fell' if worse else ''}: the policy lurched away from its reference",
         [step])]
+
+
+def _lurch_left_damage(kl: Reading, reward: Reading, lurch: tuple[int, float, float]) -> list[Finding]:
+    """A KL lurch that eased back, with the reward lower ever since: the weights from before it were better.
+
+    The lurch itself is over (so it is no held jump), but the damage is not: a practitioner reads the weights
+    from before the jump as the better model, and any checkpoint from after it as the broken one. A lurch the
+    reward recovered from is a passing risk, and is left to the spike report.
+    """
+    step, before, after = lurch
+    damage = lasting_damage(reward, step) if after >= KL_MATERIAL else None
+    if damage is None:
+        return []
+    return [finding(
+        "kl", "kl_jump", "warning",
+        f"KL jumped from about {num(before)} to {num(after)} at step {step} ({after / before:.0f}x) and is "
+        f"{num(float(np.median(kl.series.values[-3:])))} now, but {reward.summary.metric} never got back: "
+        f"{num(damage.after)} lately against {num(damage.before)} just before the jump ({-damage.t:.1f} standard "
+        "errors lower): the policy lurched away from its reference and the damage stayed", [step])]
 
 
 def _held_level_shift(kl: Reading, planned: int | None) -> tuple[int, float, float] | None:
@@ -281,7 +308,31 @@ def _timeline(kl: Reading, reward: Reading) -> list[QuadrantSpan]:
                 start_step=int(start), end_step=int(end) - 1, quadrant=quadrant,
                 reward_change=reward_trend.change, kl_change=kl_trend.change,
             ))
-    return [_retested(span, kl, reward) for span in spans]
+    return [part for span in spans for part in _split_at_turn(_retested(span, kl, reward), kl, reward)]
+
+
+def _split_at_turn(span: QuadrantSpan, kl: Reading, reward: Reading) -> list[QuadrantSpan]:
+    """A span whose reward went well past both its ends (fell and came back, rose and fell) cut at that turn.
+
+    Whole, its label (the trend test's: mostly rising) and its move (end minus start: negative) say opposite
+    things about a collapse and a partial recovery; cut at the low point, each part says one thing.
+    """
+    series = reward.series
+    inside = (series.red_steps > span.start_step) & (series.red_steps < span.end_step)
+    if inside.sum() < 2:
+        return [span]
+    ends = (robust.level_at(series, span.start_step), robust.level_at(series, span.end_step))
+    levels, steps = series.smooth[inside], series.red_steps[inside]
+    margin = 2.0 * max(series.noise, robust.noise_floor(series.values))
+    if float(levels.min()) < min(ends) - margin:
+        turn = int(steps[int(np.argmin(levels))])
+    elif float(levels.max()) > max(ends) + margin:
+        turn = int(steps[int(np.argmax(levels))])
+    else:
+        return [span]
+    first = span.model_copy(update={"end_step": turn})
+    second = span.model_copy(update={"start_step": turn + 1})
+    return [_retested(first, kl, reward), _retested(second, kl, reward)]
 
 
 def _retested(span: QuadrantSpan, kl: Reading, reward: Reading) -> QuadrantSpan:

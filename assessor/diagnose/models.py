@@ -141,6 +141,9 @@ class RewardDiagnosis(_Model):
     peak_stretch: Stretch | None = Field(
         None, description="When the reward declined from a peak: the best stretch the decline is read from.")
     latest_stretch: Stretch | None = Field(None, description="...and the latest stretch of the same length.")
+    fall_step: int | None = Field(
+        None, description="When the reward declined: the first step after the peak stretch where the smoothed "
+        "reward is halfway down to the latest stretch's level (an eval from before it has not seen the fall).")
     shaped_declined: bool = Field(
         False, description="The KL-penalised reward (score - beta x KL) declined while the score did not.")
     findings: list[Finding] = Field(default_factory=list)

@@ -45,19 +45,6 @@ def _gain_lost(from_peak: robust.LevelShift, start: float) -> float:
     return (from_peak.before - from_peak.after) / gain if gain > 0 else 0.0
 
 
-MATERIAL_DROP = 0.01  # of the reward's scale: a smaller fall is no worse model, however many points show it
-
-
-def _material(from_peak: robust.LevelShift, series: robust.Series) -> bool:
-    """Whether the fall from the best stretch is big enough to matter: 1% of the reward's scale or more.
-
-    On a long, quiet curve a fall of 0.003 on a reward at 0.97 can stand several standard errors out; no
-    practitioner would give up steps for it. The scale is the larger of the best level and the curve's own spread.
-    """
-    spread = float(np.percentile(series.values, 95) - np.percentile(series.values, 5))
-    return from_peak.before - from_peak.after >= MATERIAL_DROP * max(abs(from_peak.before), spread)
-
-
 def _bar(series: robust.Series, peak: np.ndarray, summary: SignalSummary) -> float:
     """Standard errors the best stretch (mask `peak`) must stand above the latest stretch of the same length.
 
@@ -90,7 +77,9 @@ def _decline(
         w = width if share == DECLINE_SHARES[0] else max(width, n // share)
         if 2 * w > n:
             continue
-        peak = robust.best_window(series, w)
+        # The best stretch is sought before the latest one: a best window that overlaps the latest by a few
+        # points would hide the decline at this scale however far the curve fell.
+        peak = robust.best_window(series, w, end=n - w)
         last = np.zeros(n, dtype=bool)
         last[-w:] = True
         shift = robust.level_shift(series, peak, last)
@@ -104,6 +93,13 @@ def _decline(
         shift = robust.level_shift(series, peak, last)
         return peak, last, shift, -shift.t >= _bar(series, peak, summary)
     return best[1], best[2], best[3], best[0] >= 0
+
+
+def _halfway_down(series: robust.Series, peak_end: int, from_peak: robust.LevelShift) -> int | None:
+    """The first step after the peak stretch where the smoothed curve is halfway down from the peak to now."""
+    halfway = 0.5 * (from_peak.before + from_peak.after)
+    down = np.flatnonzero((series.red_steps > peak_end) & (series.smooth <= halfway))
+    return int(series.red_steps[down[0]]) if len(down) else None
 
 
 def diagnose_reward(ctx: Context) -> RewardDiagnosis:
@@ -131,7 +127,7 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
     gain_lost = _gain_lost(from_peak, progress.before)
     # Rising again is recovery under way, not a better model behind us, unless most of the gain is still gone (a
     # resume that loaded the base weights relearns for hundreds of steps while the checkpoint before it is better).
-    if not overlapping and declined and _material(from_peak, series) and (
+    if not overlapping and declined and robust.material_drop(from_peak, series) and (
             s.trend != "rising" or gain_lost >= RISING_YET_MOSTLY_LOST):
         # The peak and now quoted stay the curve's own (stretches of a tenth of the run, as in the signals table):
         # the decline test's stretches may be wider, and are named by their steps, not given as a second peak.
@@ -139,6 +135,7 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
         out.peak_stretch = Stretch(first_step=int(peak_steps[0]), last_step=int(peak_steps[-1]), mean=from_peak.before)
         out.latest_stretch = Stretch(first_step=int(latest_steps[0]), last_step=int(latest_steps[-1]),
                                      mean=from_peak.after)
+        out.fall_step = _halfway_down(series, int(peak_steps[-1]), from_peak)
         gain = from_peak.before - progress.before
         severity: Severity = "critical" if gain > 0 and from_peak.after <= progress.before else "warning"
         # The share lost is quoted from the start, peak and now of the signals table, so a reader can check it;

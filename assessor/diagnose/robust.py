@@ -556,6 +556,19 @@ def level_shift(series: Series, first: np.ndarray, second: np.ndarray) -> LevelS
     return LevelShift(before, after, (after - before) / error)
 
 
+MATERIAL_DROP = 0.01  # of a reward's scale: a smaller fall is no worse model, however many points show it
+
+
+def material_drop(shift: LevelShift, series: Series) -> bool:
+    """Whether a fall from one stretch to another is big enough to matter: 1% of the curve's scale or more.
+
+    On a long, quiet curve a fall of 0.003 on a reward at 0.97 can stand several standard errors out; no
+    practitioner would give up steps for it. The scale is the larger of the earlier level and the curve's own spread.
+    """
+    spread = float(np.percentile(series.values, 95) - np.percentile(series.values, 5))
+    return shift.before - shift.after >= MATERIAL_DROP * max(abs(shift.before), spread)
+
+
 def level_at(series: Series, step: int) -> float:
     """The smoothed level at the reduced point nearest `step`."""
     index = int(np.argmin(np.abs(series.red_steps - step)))
@@ -606,11 +619,11 @@ def material_floor(values: np.ndarray) -> float:
     return max(noise_floor(values), 1e-3 * float(np.percentile(magnitude, 95))) if len(magnitude) else 1e-12
 
 
-def best_window(series: Series, width: int) -> np.ndarray:
-    """Mask of the `width` consecutive raw points with the highest mean."""
+def best_window(series: Series, width: int, end: int | None = None) -> np.ndarray:
+    """Mask of the `width` consecutive raw points with the highest mean (among the first `end` points if given)."""
     n = series.n
     width = max(1, min(width, n))
-    means = window_means(series.values, width)
+    means = window_means(series.values[:end] if end is not None and end >= width else series.values, width)
     start = int(np.argmax(means))
     mask = np.zeros(n, dtype=bool)
     mask[start:start + width] = True

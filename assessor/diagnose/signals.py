@@ -165,3 +165,44 @@ class SignalBook:
             if reading is not None:
                 out[metric if split == "train" else f"eval/{metric}"] = reading.summary
         return out
+
+
+def passing_jump(reading: Reading, factor: float, planned: int | None = None) -> tuple[int, float, float] | None:
+    """A jump up by `factor` or more after the settling-in, held a while, wherever the curve went after it.
+
+    Returns (step of the biggest single rise there, level before, level after), from the log-scale
+    discontinuities (both sides steady). Unlike `first_rise`, the jump need not be among the run's largest
+    changes nor stand on a level: a lurch that lasted a while and eased back is found as well as one that stayed.
+    """
+    steps, values, s = reading.series.steps, reading.series.values, reading.summary
+    start = s.first_step + EARLY_SHARE * max(s.last_step - s.first_step, (planned or 0) - s.first_step)
+    jumps = [(step, before, after) for step, before, after, ratio in robust.discontinuities(steps, values)
+             if step > start and ratio >= factor]
+    if not jumps:
+        return None
+    step, before, after = jumps[0]
+    # The change test places the jump anywhere its medians see it; the lurch is the biggest single rise near there.
+    near = np.flatnonzero(np.abs(steps - step) <= 10 * max(1, int(np.median(np.diff(steps)))))
+    if len(near) >= 2:
+        step = int(steps[near[0] + 1 + int(np.argmax(np.diff(values[near[0]:near[-1] + 1])))])
+    return step, before, after
+
+
+LASTING_DAMAGE_T = 3.0  # standard errors the reward since a lurch must stand below the stretch just before it
+
+
+def lasting_damage(reward: Reading, step: int) -> robust.LevelShift | None:
+    """The reward's fall from the stretch just before `step` to the latest stretch since, when it is lasting.
+
+    Lasting: LASTING_DAMAGE_T standard errors or more, and material (a percent of the reward's scale). None when
+    the reward got back, or when either side has too few points to say.
+    """
+    series = reward.series
+    width = robust.stretch_width(series.n)
+    before, since = np.zeros(series.n, dtype=bool), np.zeros(series.n, dtype=bool)
+    before[np.flatnonzero(series.steps < step)[-width:]] = True
+    since[np.flatnonzero(series.steps >= step)[-width:]] = True
+    if before.sum() < 3 or since.sum() < 3:
+        return None
+    shift = robust.level_shift(series, before, since)
+    return shift if shift.t <= -LASTING_DAMAGE_T and robust.material_drop(shift, series) else None

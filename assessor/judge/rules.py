@@ -134,7 +134,10 @@ def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
     # An eval that never rose vouches for nothing: holding a level the run started at is not health.
     curve = d.signals.get(f"eval/{e.metric}")
     learned = curve is not None and e.now is not None and e.now - curve.start > 2 * curve.noise
-    if curve is None or not (at_best and learned and e.now_step >= finding.steps[0]):
+    # After the fall itself, not just after the peak: an eval taken while the reward was still up has not seen it.
+    onset = max(finding.steps[0], d.reward.fall_step or 0) if _kind(finding) == "reward_peaked_then_declined" else (
+        finding.steps[0])
+    if curve is None or not (at_best and learned and e.now_step >= onset):
         return False
     # Current: the latest evaluation the eval cadence allows (or within the last tenth of the run).
     last = d.run.last_step or 0
@@ -608,7 +611,8 @@ def _causes(d: Diagnostics) -> str:
     """What to change before resuming, from the patterns that came with the decline."""
     kinds = {_kind(f) for f in d.findings if f.severity in ("warning", "critical")}
     out = []
-    if kinds & {"entropy_blow_up", "loss_magnitude_blow_up", "loss_discontinuity", "grad_norm_regime_change"}:
+    if kinds & {"entropy_blow_up", "entropy_lurch", "kl_jump", "loss_magnitude_blow_up", "loss_discontinuity",
+                "grad_norm_regime_change"}:
         out.append("lower the learning rate or tighten ratio clipping (the policy is taking steps too large)")
     if "kl_up_reward_down" in kinds or "kl_unbounded" in kinds:
         out.append("raise the KL penalty (beta) or lower the learning rate")
