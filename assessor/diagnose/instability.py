@@ -27,7 +27,7 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
         spikes = _confirmed(reading.summary.spikes, reading.summary.change_points)
         out.spikes[metric] = spikes
         if metric in ("kl", "grad_norm"):
-            findings.extend(_spike_findings(metric, spikes))
+            findings.extend(_spike_findings(metric, spikes, reading.summary.last_step))
     if not any(f.signal == "grad_norm" and f.kind == "spike_regime_change" for f in findings):
         findings.extend(_gradient_level_shift(ctx))
     for metric in NAN_SIGNALS:
@@ -92,7 +92,7 @@ def _confirmed(spikes: list[Spike], change_points: list[ChangePoint]) -> list[Sp
     return out
 
 
-def _spike_findings(metric: str, spikes: list[Spike]) -> list[Finding]:
+def _spike_findings(metric: str, spikes: list[Spike], last_step: int) -> list[Finding]:
     out: list[Finding] = []
     regime = [s for s in spikes if s.kind == "regime_change"]
     outliers = [s for s in spikes if s.kind == "outlier" and s.size_noise > 0]
@@ -100,10 +100,13 @@ def _spike_findings(metric: str, spikes: list[Spike]) -> list[Finding]:
         first = regime[0]
         out.append(finding(
             metric, "spike_regime_change", "warning",
-            f"{metric} jumped to {num(first.value)} at step {first.step} (level {num(first.level)}, "
+            f"{metric} jumped to {num(first.value)} at step {first.step} (local level {num(first.level)}, "
             f"{first.size_noise:.0f}x noise) and did not come back", [s.step for s in regime]))
     if outliers:
         biggest = max(outliers, key=lambda s: s.size_noise)
+        # A spike on the newest logged step has no next steps yet: whether it passes is for the next check.
+        after = ("it is the newest logged step, so whether it passes is not known yet" if biggest.step >= last_step
+                 else "the next steps recovered")
         # Counted as the signals table and the instability section count them (all spikes, then the one-step
         # ones), so the sheet gives one count; the finding is about the upward one-step ones among them.
         one_step = sum(1 for s in spikes if s.kind == "outlier")
@@ -112,6 +115,6 @@ def _spike_findings(metric: str, spikes: list[Spike]) -> list[Finding]:
         out.append(finding(
             metric, "spike_outlier", "watch",
             f"{metric}: {counted} ({one_step} one-step, {len(spikes) - one_step} lasting; {len(outliers)} of the "
-            f"one-step ones upward), the largest upward one {num(biggest.value)} at step {biggest.step} (level "
-            f"{num(biggest.level)}); the next steps recovered", [s.step for s in outliers]))
+            f"one-step ones upward), the largest upward one {num(biggest.value)} at step {biggest.step} (local "
+            f"level {num(biggest.level)}); {after}", [s.step for s in outliers]))
     return out
