@@ -864,3 +864,79 @@ def test_a_spike_on_the_newest_logged_step_is_not_said_to_have_recovered(tmp_pat
     spikes = [f for f in diagnose(make_run(tmp_path, reward=reward, kl=kl)).findings if f.kind == "spike_outlier"]
     assert spikes and f"at step {N}" in spikes[0].observation
     assert "recovered" not in spikes[0].observation and "not known yet" in spikes[0].observation
+
+
+# --- fp16 loss scaling: skipped updates are not divergence (holdout10's first read)
+
+def _fp16_run(tmp_path, diverge_from: int | None, skip_from: int | None):
+    """Reward up to 0.5 by step 150 then flat; grad_norm NaN on steps 1-4 (the loss scale's first search)."""
+    n = 400
+    steps = np.arange(1, n + 1)
+    reward = 0.2 + 0.3 * np.clip(steps / 150, 0, 1) + ar1(69, n, 0.3, 0.02)
+    loss = 0.01 * ar1(70, n, 0.3, 1.0)
+    grad = 0.4 + ar1(71, n, 0.3, 0.02)
+    grad[:4] = np.nan
+    if skip_from is not None:
+        grad[skip_from - 1:] = np.nan
+    if diverge_from is not None:
+        grad[diverge_from - 1:] = np.nan
+        loss[diverge_from - 1:] = np.nan
+        reward[diverge_from - 1:] = np.nan
+    return make_run(tmp_path, reward=reward, loss=loss, grad_norm=grad, checkpoints=tuple(range(50, n + 1, 50)))
+
+
+def test_gradient_norms_that_overflow_on_every_step_while_the_loss_stays_finite_are_skipped_updates(tmp_path):
+    run = _fp16_run(tmp_path, diverge_from=None, skip_from=301)
+    d = diagnose(run)
+    assert d.run.state != "crashed"
+    assert d.learning_signal.updates_stopped_step == 301
+    assert not any(f.kind == "nonfinite" and f.severity == "critical" for f in d.findings)
+    v = verdict(run)
+    assert v.decision == "stop", v.headline
+
+
+def test_a_divergence_is_dated_from_its_final_run_of_nans_not_the_loss_scales_first_search(tmp_path):
+    run = _fp16_run(tmp_path, diverge_from=301, skip_from=None)
+    d = diagnose(run)
+    assert d.run.state == "crashed"
+    assert d.best_checkpoint.breakage_step == 301
+    v = verdict(run)
+    assert v.decision == "rollback" and v.rollback_checkpoint in ("checkpoint-250", "checkpoint-300")
+
+
+def test_a_latest_evaluation_a_hair_above_the_old_best_does_not_hide_a_long_plateau(tmp_path):
+    # The eval climbed for four evaluations and has stood still for eight; the last one happens to top the old
+    # best by a fraction of the eval-to-eval noise. That is no new high, and the plateau stands.
+    reward = 0.2 + 0.5 * STEPS / N + ar1(72, N, 0.3, 0.02)
+    rng = np.random.default_rng(73)
+    evals = np.concatenate([[0.30, 0.37, 0.44, 0.50], 0.50 + rng.normal(0, 0.012, 7)])
+    evals = np.append(evals, evals.max() + 0.002)
+    d = diagnose(with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 25, evals))
+    assert any(f.kind in ("eval_not_transferring", "eval_plateau") for f in d.eval.findings), [
+        f.kind for f in d.eval.findings]
+
+
+def test_a_30_problem_benchmark_swinging_beside_a_rising_500_problem_one_is_read_second(tmp_path):
+    # AIME-sized scores (multiples of 1/30) with a lucky high and two low draws; MATH-500-sized scores rising.
+    # The finer benchmark says whether the model got better; the coarse one's swing is its sampling noise.
+    reward = 0.3 + 0.3 * np.clip(STEPS / 250, 0, 1) + ar1(74, N, 0.3, 0.02)
+    run = make_run(tmp_path, reward=reward, checkpoints=tuple(range(50, N + 1, 50)))
+    aime = np.array([3, 2, 2, 3, 5, 4, 3, 4, 5, 8, 4, 3]) / 30  # steps 25 ... 300
+    with_evals(run.path, "accuracy", 25, aime)
+    math500 = np.round((0.52 + 0.13 * np.clip(np.arange(1, 13) / 10, 0, 1) + np.random.default_rng(75).normal(
+        0, 0.012, 12)) * 500) / 500
+    run = with_evals(run.path, "math500_accuracy", 25, math500)
+    d = diagnose(run)
+    assert d.eval.metric == "math500_accuracy", d.eval.metric
+    assert not d.best_checkpoint.behind
+    assert verdict(run).decision == "continue"
+
+
+def test_a_benchmark_of_similar_size_collapsing_beside_a_holding_one_still_chooses_the_best_point(tmp_path):
+    reward = 0.3 + 0.3 * np.clip(STEPS / 250, 0, 1) + ar1(76, N, 0.3, 0.02)
+    run = make_run(tmp_path, reward=reward, checkpoints=tuple(range(50, N + 1, 50)))
+    steady = np.round((0.55 + np.random.default_rng(77).normal(0, 0.01, 12)) * 500) / 500
+    with_evals(run.path, "accuracy", 25, steady)
+    falling = np.array([161, 181, 199, 209, 213, 211, 207, 179, 151, 129, 113, 101]) / 400  # a 400-problem set
+    d = diagnose(with_evals(run.path, "code_accuracy", 25, falling))
+    assert d.best_checkpoint.behind and d.best_checkpoint.best_step is not None and d.best_checkpoint.best_step <= 175

@@ -22,6 +22,7 @@ from assessor.diagnose import robust
 from assessor.diagnose.context import Context, num
 from assessor.diagnose.evaluation import (
     LOWER_IS_BETTER,
+    RESOLUTION_RATIO,
     TYPICAL_EVAL_SET,
     eval_score,
     eval_set_size,
@@ -146,8 +147,12 @@ def _falling_eval(evaluation: EvalDiagnosis) -> str | None:
         return None
     if any(f.kind == "eval_declining" and f.signal == "eval" for f in evaluation.findings):
         return evaluation.metric
+    # A benchmark much coarser than the preferred one (its set size shows: AIME's 30 problems beside MATH-500) can
+    # fall by its own sampling noise; it does not choose the best point while the finer one holds.
+    first = evaluation.curves[0].set_size if evaluation.curves else None
     falling = [c for c in evaluation.curves[1:] if any(
-        f.kind == "eval_declining" and f.signal == c.metric for f in evaluation.findings)]
+        f.kind == "eval_declining" and f.signal == c.metric for f in evaluation.findings) and not (
+        first is not None and c.set_size is not None and c.set_size * RESOLUTION_RATIO <= first)]
     if not falling:
         return evaluation.metric
     return max(falling, key=lambda c: c.decline_noise).metric.removeprefix("eval/")

@@ -112,7 +112,43 @@ def quality_metrics(ctx: Context) -> list[str]:
         if fingerprint not in seen:
             seen.append(fingerprint)
             out.append(metric)
-    return out
+    return _best_resolved_first(ctx, out)
+
+
+RESOLUTION_RATIO = 4.0  # a benchmark with this many times the problems of the preferred one goes first
+
+
+def _set_size(metric: str, values: np.ndarray) -> int | None:
+    found = eval_set_size(metric, values)
+    return found[1] if found else None
+
+
+def _best_resolved_first(ctx: Context, metrics: list[str]) -> list[str]:
+    """Among the accuracies of several benchmarks, the one that can resolve a change goes first.
+
+    A 30-problem benchmark (AIME) swings by a sampling error of 0.06 between two evaluations of the same model; a
+    500-problem one beside it (MATH-500) by 0.02. When the set sizes show in the scores and another benchmark has
+    at least four times the problems of the preferred one (half its sampling error), the larger one says whether
+    the model got better or worse, and the small one is read beside it. Benchmarks of similar size keep their
+    order (each task of a mix counts on its own).
+    """
+    if len(metrics) < 2 or not _accuracy_like(metrics[0]):
+        return metrics
+    sizes = {m: size for m in metrics if _accuracy_like(m)
+             and (size := _set_size(m, ctx.run.series(m, "eval").to_numpy())) is not None}
+    first = sizes.get(metrics[0])
+    if first is None:
+        return metrics
+    largest = max(sizes, key=lambda m: sizes[m])
+    if sizes[largest] < RESOLUTION_RATIO * first:
+        return metrics
+    return [largest] + [m for m in metrics if m != largest]
+
+
+def _accuracy_like(metric: str) -> bool:
+    """A held-out accuracy (of some benchmark): `accuracy`, `val-core/math500/acc/mean@1`, `eval_gsm8k_accuracy`."""
+    return metric == "accuracy" or (bool(_tokens(metric) & {"acc", "accuracy"}) and not any(
+        w in metric.lower() for w in (*_NOT_QUALITY_WORDS, "format")))
 
 
 def diagnose_eval(ctx: Context) -> EvalDiagnosis:
@@ -239,7 +275,7 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
         new_high_noise=(float(np.max(score[-2:])) - float(np.max(score[:-2]))) / noise if len(score) > 2 else 0.0,
         now=float(np.mean(values[-2:])), now_step=int(steps[-1]), noise=noise,
         decline_noise=(float(score[peak_index]) - recent) / noise, moved=moved, train_change_noise=train,
-        slowing=_slowing(steps, score),
+        slowing=_slowing(steps, score), set_size=_set_size(metric, values),
     )
     findings: list[Finding] = []
     evals_after_peak = len(values) - 1 - peak_index
@@ -289,8 +325,8 @@ def _not_transferring(
     flat stretch, the later gains do not transfer; without, the run has converged on held-out data. A short
     or noisy eval cannot show a plateau, and then nothing is said.
     """
-    if float(score[-1]) > float(np.max(score[:-1])):
-        return []  # the latest evaluation is the best yet
+    if float(score[-1]) - float(np.max(score[:-1])) >= noise:
+        return []  # the latest evaluation is a clear new high (a lucky one within noise of the old best is not)
     bend = _levelled_off(steps, score, noise)
     if bend is None:
         return _never_moved(ctx, name, metric, steps, score, noise)

@@ -39,8 +39,20 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
         latest = latest_all_nonfinite(ctx.run, metric)
         share = len(steps) / max(1, logged)
         severity: Severity
-        if latest and metric in ("loss", "pg_loss", "grad_norm"):
-            severity, tail = "critical", ": the latest logged values are all NaN/inf, training has diverged"
+        skipped = skipped_since(ctx.run) if metric == "grad_norm" and latest else None
+        if skipped is not None:
+            # Named from where the skipping began (the first NaN may be fp16's loss-scale search at step 1).
+            steps = [s for s in steps if s >= skipped] + [s for s in steps if s < skipped]
+            severity, tail = "warning", (
+                f"; every one since step {skipped}, while loss and reward stay finite: each of those updates "
+                "overflowed and was skipped (fp16 loss scaling), so the weights are not changing")
+        elif latest and metric in ("loss", "pg_loss", "grad_norm"):
+            # Named from where the final run of NaN/inf began: earlier isolated ones were recovered from.
+            final = trailing_nonfinite(ctx.run, metric)
+            steps = final + [s for s in steps if s not in set(final)]
+            severity, tail = "critical", (f": every logged value since step {final[0]} is NaN/inf, training has "
+                                          "diverged" if final else ": the latest logged values are all NaN/inf, "
+                                          "training has diverged")
         elif share >= 0.2:
             severity, tail = "warning", f" ({share:.0%} of logged steps)"
         else:
@@ -52,6 +64,37 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
             steps[:6]))
     out.findings = findings
     return out
+
+
+def skipped_since(run: Run) -> int | None:
+    """Where every optimiser step began to be skipped: gradient norms NaN/inf to the end, loss and reward finite.
+
+    That is dynamic loss scaling (fp16) overflowing on every step, or a trainer that refuses non-finite updates:
+    the weights stay where they were. A model that diverged shows NaN in its loss and rewards too.
+    """
+    trailing = trailing_nonfinite(run, "grad_norm")
+    if len(trailing) < SKIPPED_POINTS:
+        return None
+    start = trailing[0]
+    outputs = [m for m in ("loss", "pg_loss", "reward_mean") if run.has(m)]
+    if not outputs:
+        return None
+    for metric in outputs:
+        if any(s >= start for s in run.nonfinite_steps(metric)):
+            return None
+        if not (run.series(metric).index.to_numpy() >= start).any():
+            return None
+    return start
+
+
+SKIPPED_POINTS = 5
+
+
+def trailing_nonfinite(run: Run, metric: str) -> list[int]:
+    """The steps of the metric's final run of NaN/inf values, up to its latest logged step (empty if that is finite)."""
+    finite = run.series(metric).index.to_numpy()
+    last_finite = int(finite[-1]) if len(finite) else None
+    return [s for s in sorted(run.nonfinite_steps(metric)) if last_finite is None or s > last_finite]
 
 
 def latest_all_nonfinite(run: Run, metric: str, k: int = 3) -> bool:

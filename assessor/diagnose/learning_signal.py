@@ -16,6 +16,7 @@ import pandas as pd
 from assessor.diagnose import robust
 from assessor.diagnose.components import PREFIX as COMPONENT_PREFIX
 from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.instability import skipped_since
 from assessor.diagnose.models import ConstantComponent, Finding, LearningSignalDiagnosis
 from assessor.diagnose.signals import Reading
 
@@ -153,6 +154,13 @@ def _updates_stopped(ctx: Context) -> Finding | None:
             f"{what} has been exactly 0 on every one of the last {zeros} logged steps (since step {step}, after being "
             f"positive before): the weights cannot change, so they are those of step {step}, and every step since "
             "spends compute for nothing", [step])
+    skipped = skipped_since(ctx.run)
+    if skipped is not None:
+        return finding(
+            "grad_norm", "updates_stopped", "critical",
+            f"the gradient norm has been NaN/inf on every logged step since step {skipped} while loss and reward stay "
+            "finite: each update overflowed and was skipped (fp16 loss scaling), so the weights are those of step "
+            f"{skipped}, and every step since spends compute for nothing", [skipped])
     return _lr_negligible(ctx)
 
 

@@ -270,6 +270,8 @@ class EvalCurve(_Model):
         False, description="Its latest third gains at under half the rate of what came before (diminishing returns).")
     train_change_noise: float | None = Field(
         None, description="How far training reward moved over the same steps, in its standard errors.")
+    set_size: int | None = Field(
+        None, description="Problems in the eval set, read off the scores (None when it does not show).")
 
 
 class EvalDiagnosis(_Model):

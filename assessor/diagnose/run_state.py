@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from assessor.diagnose.instability import latest_all_nonfinite
+from assessor.diagnose.instability import latest_all_nonfinite, skipped_since
 from assessor.diagnose.models import RunState
 from assessor.run import Run
 
@@ -23,7 +23,9 @@ def run_state(run: Run, now: float | None) -> tuple[RunState, str]:
     """The run's state and why (`now`: seconds since the epoch, None to leave staleness out)."""
     last = run.last_step
     facts = run.facts
-    diverged = [m for m in DIVERGENCE_SIGNALS if latest_all_nonfinite(run, m)]
+    # Gradient norms NaN/inf while the loss and reward stay finite are skipped updates, not a crash.
+    diverged = [m for m in DIVERGENCE_SIGNALS if latest_all_nonfinite(run, m)
+                and not (m == "grad_norm" and skipped_since(run) is not None)]
     if diverged:
         return "crashed", f"the latest logged {diverged[0]} values are all NaN/inf"
     if facts.training_ended:
