@@ -940,3 +940,18 @@ def test_a_benchmark_of_similar_size_collapsing_beside_a_holding_one_still_choos
     falling = np.array([161, 181, 199, 209, 213, 211, 207, 179, 151, 129, 113, 101]) / 400  # a 400-problem set
     d = diagnose(with_evals(run.path, "code_accuracy", 25, falling))
     assert d.best_checkpoint.behind and d.best_checkpoint.best_step is not None and d.best_checkpoint.best_step <= 175
+
+
+def test_an_entropy_summed_over_the_completion_is_no_blow_up_when_completions_grow(tmp_path):
+    # TRL's PPOv2-style `objective/entropy` sums over the completion: it doubles when lengths double. Logged beside
+    # the per-token `policy/entropy_avg`, the per-token one is read; alone, no per-token test applies to it.
+    reward = 0.2 + 0.5 * np.clip(STEPS / 200, 0, 1) + ar1(78, N, 0.3, 0.02)
+    length = 230 + 320 * np.clip(STEPS / 250, 0, 1)
+    summed = 1.5 * length * (1 - 0.3 * STEPS / N) + ar1(79, N, 0.3, 5.0)
+    per_token = 1.5 * (1 - 0.3 * STEPS / N) + ar1(80, N, 0.3, 0.02)
+    both = diagnose(make_run(tmp_path / "both", reward=reward, objective__entropy=summed,
+                             policy__entropy_avg=per_token, response_length_mean=length))
+    assert both.entropy.start is not None and both.entropy.start < 2
+    alone = diagnose(make_run(tmp_path / "alone", reward=reward, objective__entropy=summed,
+                              response_length_mean=length))
+    assert not any(f.kind == "entropy_blow_up" for f in alone.findings)

@@ -90,7 +90,8 @@ def _lurch_left_damage(ctx: Context, reading: Reading) -> list[Finding]:
     """
     metric = primary_reward(ctx)
     reward = ctx.book.get(metric) if metric else None
-    lurch = passing_jump(reading, LURCH_FACTOR, ctx.facts.planned_total_steps) if reward is not None else None
+    lurch = passing_jump(reading, LURCH_FACTOR, ctx.facts.planned_total_steps) if (
+        reward is not None and not summed_over_sequence(reading)) else None
     if reward is None or lurch is None:
         return []
     step, before, after = lurch
@@ -102,6 +103,14 @@ def _lurch_left_damage(ctx: Context, reading: Reading) -> list[Finding]:
         f"Entropy jumped from about {num(before)} to {num(after)} at step {step} ({after / before:.1f}x) and "
         f"{metric} never got back: {num(damage.after)} lately against {num(damage.before)} just before the jump "
         f"({-damage.t:.1f} standard errors lower): the policy lurched and the damage stayed", [step])]
+
+
+def summed_over_sequence(reading: Reading) -> bool:
+    """An entropy summed over each completion (TRL PPO's `objective/entropy`): it starts above any per-token entropy.
+
+    Such a sum grows with completion length, so the per-token tests (a blow-up in nats, a doubling) do not apply.
+    """
+    return reading.summary.start > LN_VOCAB_UPPER
 
 
 def above_uniform(start: float | None, now: float | None, ln_vocab: float | None) -> bool:
@@ -118,7 +127,7 @@ def _blow_up(reading: Reading, ln_vocab: float | None) -> list[Finding]:
     s = reading.summary
     noise = max(s.noise, robust.noise_floor(reading.series.values))
     rise = s.peak - s.start
-    if rise < BLOW_UP_NATS or rise < CLEAR_NOISE * noise:
+    if rise < BLOW_UP_NATS or rise < CLEAR_NOISE * noise or summed_over_sequence(reading):
         return []
     onset = _first_crossing(reading, s.start + rise / 2)
     ceiling, ceiling_text = (

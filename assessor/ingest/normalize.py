@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from assessor.ingest.aliases import resolve
+from assessor.ingest.aliases import normal_form, resolve
 from assessor.ingest.base import SourceData, categorical, code_type
 from assessor.run import empty_metrics
 
@@ -40,6 +40,13 @@ TASK_WORDS = ("answer", "correct", "accura", "solve", "pass", "exact", "verif", 
 # Two series are one copied from the other when most of their values agree to printing precision.
 _COPY_MIN_POINTS = 5
 _COPY_SHARE = 0.9
+
+
+# Where a file logs two keys for one canonical name, the one to read under that name. TRL's PPO trainers log
+# `objective/entropy` (summed over the completion, so it grows with length) beside a per-token entropy
+# (`policy/entropy_avg` in the PPOv2 style, `ppo/policy/entropy` in the legacy one), the scale every entropy test
+# is written in.
+PREFERRED_KEYS: dict[str, tuple[str, ...]] = {"entropy": ("policy/entropy_avg", "ppo/policy/entropy")}
 
 
 @dataclass
@@ -179,8 +186,10 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
         if len(pieces) == 1:
             out.pieces.append(pieces[0])
             continue
-        # Two keys of one file mean the same thing: the better-covered one keeps the canonical name.
-        pieces.sort(key=lambda p: (-len(p.steps), p.source_key))
+        # Two keys of one file mean the same thing: the better-covered one keeps the canonical name, unless one
+        # of them is the one the diagnosis reads best (a per-token entropy beside a sum over the sequence).
+        preferred = PREFERRED_KEYS.get(metric, ())
+        pieces.sort(key=lambda p: (normal_form(p.source_key) not in preferred, -len(p.steps), p.source_key))
         winner, losers = pieces[0], pieces[1:]
         out.pieces.append(winner)
         for loser in losers:
