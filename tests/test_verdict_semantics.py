@@ -955,3 +955,20 @@ def test_an_entropy_summed_over_the_completion_is_no_blow_up_when_completions_gr
     alone = diagnose(make_run(tmp_path / "alone", reward=reward, objective__entropy=summed,
                               response_length_mean=length))
     assert not any(f.kind == "entropy_blow_up" for f in alone.findings)
+
+
+def test_a_run_resumed_into_a_new_log_is_read_from_its_first_step(tmp_path):
+    # The first launch wrote log.jsonl to step 100; the resume from checkpoint 90 writes log_resume.jsonl. The file
+    # that reaches furthest holds only steps 90-200; the run's first 89 steps are in the other.
+    import json
+
+    tmp_path.mkdir(exist_ok=True)
+    first = [{"step": s, "reward": 0.2 + 0.004 * s, "kl": 0.01} for s in range(1, 101)]
+    resumed = [{"step": s, "reward": 0.6 - 0.002 * (s - 90) + 0.001, "kl": 0.02} for s in range(90, 201)]
+    (tmp_path / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in first), encoding="utf-8")
+    (tmp_path / "log_resume.jsonl").write_text("".join(json.dumps(r) + "\n" for r in resumed), encoding="utf-8")
+    run = load_run(tmp_path)
+    reward = run.series("reward_mean")
+    assert int(reward.index[0]) == 1 and int(reward.index[-1]) == 200 and len(reward) == 200
+    assert reward[95] == pytest.approx(0.6 - 0.002 * 5 + 0.001)  # where both logged a step, the newer file's value
+    assert reward[50] == pytest.approx(0.4)

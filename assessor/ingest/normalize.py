@@ -345,7 +345,39 @@ def merge_pieces(sources: list[NormalizedSource]) -> tuple[pd.DataFrame, list[st
         )
     notes.extend(_reward_stand_ins(chosen))
     notes.extend(_zero_spread_from_group_shares(chosen))
-    return _assemble(list(chosen.values())), guess_notes + notes
+    earlier, stitched = _earlier_history(chosen, others)
+    notes.extend(stitched)
+    return _assemble(earlier + list(chosen.values())), guess_notes + notes
+
+
+def _earlier_history(
+    chosen: dict[tuple[str, str], Piece], others: dict[tuple[str, str], list[Piece]],
+) -> tuple[list[Piece], list[str]]:
+    """The steps before the chosen file begins, from the file that logged them: a run resumed into a new log.
+
+    A resumed launch often writes a new file (`train_resume.log`, a second event file) that starts where the
+    checkpoint was; the file that reaches furthest then holds only the later steps, and the run's history before
+    the resume is in the first file. Those earlier steps are read from there (where both logged a step, the newer
+    file's value stands, as for a resume within one file). Files with worked-out steps are not stitched in.
+    """
+    out: list[Piece] = []
+    joined: dict[tuple[str, str], list[str]] = {}
+    for target, winner in chosen.items():
+        start = int(winner.steps[0]) if len(winner.steps) else None
+        if start is None or winner.steps_inferred:
+            continue
+        before = [(p, p.steps < start) for p in others.get(target, [])
+                  if not p.steps_inferred and p.source != winner.source]
+        before = [(p, mask) for p, mask in before if mask.any()]
+        if not before:
+            continue
+        piece, mask = max(before, key=lambda item: int(item[1].sum()))
+        out.append(replace(piece, steps=piece.steps[mask], values=piece.values[mask], wall_time=piece.wall_time[mask]))
+        joined.setdefault((piece.source, winner.source), []).append(target[0])
+    notes = [f"{len(metrics)} metrics ({', '.join(metrics[:4])}{' and more' if len(metrics) > 4 else ''}): steps "
+             f"before {winner_source} begins are read from {source} (a resumed run's earlier log)"
+             for (source, winner_source), metrics in joined.items()]
+    return out, notes
 
 
 GROUP_SHARES = ("baseline_reward/pct_0", "baseline_reward/pct_1")
