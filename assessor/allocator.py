@@ -1,12 +1,12 @@
 """Allocator tuning for a one-shot command such as `assess`: big freed blocks are reused, not handed back.
 
-glibc's malloc serves each block of 128 KiB to 32 MiB and more with its own `mmap` and unmaps it on `free`, so every
-large numpy array (a column of a long run's metrics table is tens of MiB) comes back as fresh pages the kernel
-must fault in and zero one 4 KiB page at a time: about a quarter of a million faults and two CPU-seconds of system
-time for a 300,000-step run (`benchmarks/results/issue13-assess.md`). Taking every block from the heap and never
-trimming it lets a freed column's pages serve the next one. The process exits soon after, so keeping its peak
-resident is no cost; a long-running process (`watch`, a host program using the library) should not call this,
-which is why only the CLI does.
+glibc's malloc serves each large block (from 128 KiB; the bar rises to at most 32 MiB as blocks are freed) with its
+own `mmap` and unmaps it on `free`, so every big numpy array (a column of a long run's metrics table is tens of MiB)
+comes back as fresh pages the kernel must fault in and zero 4 KiB at a time: about 263,000 faults and up to two
+CPU-seconds of system time for a 300,000-step run (`benchmarks/results/issue13-assess.md`). Taking every block from
+the heap and never trimming it lets a freed column's pages serve the next one (146,000 faults, 0.6-0.8 CPU-seconds
+less). The process exits soon after, so keeping its peak resident is no cost; a long-running process (`watch`, a
+host program using the library) should not call this, which is why only the CLI does.
 """
 
 from __future__ import annotations

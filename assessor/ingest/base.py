@@ -80,8 +80,8 @@ class KeyedSource(SourceData):
     """A reading held as one `KeySeries` per raw key (a plain metric log read whole, `jsonl._read_whole`).
 
     `normalize_source` reads the series as they are; the long `frame` every reading has is laid out from them
-    only when something else asks for it. Laying out tens of millions of rows costs as much as the diagnosis of a
-    long run, and `assess` never needs the raw frame of such a file.
+    only when something else asks for it (the ingest cache, tests): `load_run` never does. Laying out the 10.8 M
+    values of a 300,000-step verl log a second time cost 0.15-0.25 s and 80 MiB of peak memory.
     """
 
     def __init__(self, path: Path, format: str, by_key: list[KeySeries], facts: dict[str, Any]) -> None:
