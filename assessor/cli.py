@@ -108,11 +108,13 @@ def assess(ctx: click.Context, run_dir: str, judge_spec: str, fmt: str, out_dir:
 
     RUN_DIR may also be mlflow://HOST:PORT/RUN_ID, a run on an MLflow tracking server.
     """
+    from assessor.allocator import keep_freed_memory
     from assessor.pipeline import assess as assess_run
     from assessor.report.assessment_text import contract_json, render_assessment
     from assessor.report.html import render_html, write_reports
     from assessor.report.markdown import render_markdown
 
+    keep_freed_memory()  # one run, then exit: reuse freed columns' pages rather than fault in fresh ones
     with tempfile.TemporaryDirectory(prefix="assessor-") as scratch:
         # A page printed to stdout still embeds its figures: draw them in a scratch folder.
         plot_dir = out_dir or (Path(scratch) if fmt == "html" and not no_plots else None)

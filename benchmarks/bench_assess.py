@@ -126,11 +126,13 @@ def worker(kind: str, path: Path) -> dict[str, Any]:
         frame = pl.read_ndjson(path)
         return {"seconds": time.perf_counter() - started, "rows": frame.height}
     if kind == "phases":
+        from assessor.allocator import keep_freed_memory
         from assessor.diagnose import diagnose
         from assessor.ingest import load_run
         from assessor.judge import JudgeRequest, get_judge
         from assessor.plots import render_plots
 
+        keep_freed_memory()  # as the CLI's `assess` does
         times: dict[str, float] = {}
         started = time.perf_counter()
         run = load_run(path.parent)

@@ -6,12 +6,15 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from assessor import load_run
-from assessor.ingest import jsonl
+from assessor.ingest import base, jsonl
+from assessor.ingest.base import KeyedSource, SourceData
 from assessor.ingest.jsonl import READER, JsonlParse
+from assessor.ingest.normalize import normalize_source
 
 
 def line_by_line(path: Path) -> pd.DataFrame:
@@ -149,6 +152,42 @@ def test_whole_file_reading_matches_line_by_line_or_declines(tmp_path: Path, nam
     pd.testing.assert_frame_equal(canonical(whole.frame), canonical(read.frame))
     assert (whole.warnings, whole.notes, whole.facts, whole.steps_inferred) == (
         read.warnings, read.notes, read.facts, read.steps_inferred)
+
+
+@pytest.mark.parametrize("name", sorted(READ_WHOLE))
+def test_a_file_read_whole_normalizes_as_its_long_frame_would(tmp_path: Path, name: str) -> None:
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("\n".join(WHOLE_FILE[name]) + "\n", encoding="utf-8")
+    whole = jsonl._read_whole(path)
+    assert isinstance(whole, KeyedSource)
+    direct = normalize_source(whole, "log.jsonl")
+    assert whole._frame is None  # normalized from its series, no long frame laid out
+    framed = normalize_source(SourceData(path=path, format="jsonl", frame=whole.frame, facts=whole.facts), "log.jsonl")
+    assert (direct.warnings, direct.notes, direct.points, direct.unknown_keys) == (
+        framed.warnings, framed.notes, framed.points, framed.unknown_keys)
+    assert len(direct.pieces) == len(framed.pieces) > 0
+    for ours, theirs in zip(direct.pieces, framed.pieces, strict=True):
+        assert (ours.metric, ours.split, ours.source_key, ours.own_name) == (
+            theirs.metric, theirs.split, theirs.source_key, theirs.own_name)
+        for field in ("steps", "values", "wall_time"):
+            np.testing.assert_array_equal(getattr(ours, field), getattr(theirs, field))
+    assert len(direct.nonfinite) == len(framed.nonfinite)
+    for ours_nan, theirs_nan in zip(direct.nonfinite, framed.nonfinite, strict=True):
+        pd.testing.assert_frame_equal(ours_nan, theirs_nan)
+    assert whole.carries_end_of_training() is False
+
+
+def test_load_run_never_lays_out_a_whole_file_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonl, "_WHOLE_FILE_BYTES", 1)
+    monkeypatch.setattr(base, "_long_frame", lambda by_key: pytest.fail("laid out the long frame"))
+    lines = [verl_line(s, grad=None if s % 9 == 0 else s) for s in range(1, 300)]
+    lines.append(json.dumps({"step": 300, "data": {"train_runtime": 12.5}}))
+    (tmp_path / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert isinstance(jsonl._read_whole(tmp_path / "log.jsonl"), KeyedSource)
+    run = load_run(tmp_path)
+    assert run.last_step == 299  # the summary row is no curve
+    assert run.facts.training_ended  # the summary key is seen in the series
+    assert run.nonfinite["step"].tolist() == list(range(9, 300, 9))
 
 
 def test_a_large_file_is_read_whole_and_a_resumed_one_line_by_line(tmp_path: Path,

@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from assessor.errors import UnreadableSourceError
-from assessor.ingest.base import SourceData, categorical, code_type, empty_raw_frame, parse_number
+from assessor.ingest.base import KeyedSource, KeySeries, SourceData, empty_raw_frame, parse_number
 from assessor.ingest.tables import KIND_COLUMNS, NAME_COLUMNS, STEP_NAMES, VALUE_COLUMN, RowTable, step_rank
 from assessor.run import Sample
 
@@ -407,36 +406,25 @@ def _read_whole(path: Path) -> SourceData | None:
         return None
     del data, frame
     step_of_row = step_floats.astype(np.int64)
-    key_steps: list[np.ndarray] = []
-    key_values: list[np.ndarray] = []
+    by_key: list[KeySeries] = []
     for name, series in columns.items():
         if not series.dtype.is_numeric() or series.null_count() == len(series):
             return None  # text, flags, lists; or a key with no value but null (`JsonlParse` says so)
         values = series.cast(pl.Float64).to_numpy()
         if not series.null_count():
-            key_steps.append(step_of_row)
-            key_values.append(values)
+            by_key.append(KeySeries(name, step_of_row, values))
             continue
         present = np.array(series.is_not_null().to_numpy(), dtype=bool)
         present[nulls.get(name, [])] = True  # a JSON null: a NaN value (polars read it as no value)
         rows = np.flatnonzero(present)
-        key_steps.append(step_of_row[rows])
-        key_values.append(values[rows])
+        by_key.append(KeySeries(name, step_of_row[rows], values[rows]))
     if not columns:
         return None
-    counts = np.array([len(v) for v in key_values], dtype=np.int64)
-    total = int(counts.sum())
-    raw = pd.DataFrame({
-        "step": np.concatenate(key_steps),
-        "key": categorical(np.repeat(np.arange(len(columns), dtype=code_type(len(columns))), counts), list(columns)),
-        "value": np.concatenate(key_values),
-        "split": categorical(np.full(total, -1, dtype=np.int8), ["train", "eval"]),
-        "wall_time": np.full(total, np.nan),
-    }, copy=False)
     facts: dict[str, tuple[Any, str]] = {}
     if any(k.startswith(("critic/score/", "actor/pg_loss", "timing_s/")) for k in columns):
         facts["framework"] = ("verl", f"{path.name}: metric keys")
-    return SourceData(path=path, format="jsonl", frame=raw, facts=facts)
+    # Kept as one series per key: `normalize_source` reads them so, without a long frame laid out in between.
+    return KeyedSource(path=path, format="jsonl", by_key=by_key, facts=facts)
 
 
 def _null_rows(data: bytes, step_key: str, steps: np.ndarray) -> dict[str, list[int]] | None:

@@ -18,13 +18,14 @@ Done once for every format, so each reader stays a plain parser:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from assessor.ingest.aliases import normal_form, resolve
-from assessor.ingest.base import SourceData, categorical, code_type
+from assessor.ingest.base import KeyedSource, SourceData, categorical, code_type
 from assessor.run import empty_metrics
 
 # When two files log the same metric to the same last step with the same precision, prefer the file the trainer
@@ -114,39 +115,20 @@ def superseded_mask(steps: np.ndarray) -> np.ndarray:
 
 def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
     """Canonical pieces of one source (see the module docstring)."""
-    frame = data.frame
     out = NormalizedSource(source=rel_path, format=data.format, pieces=[], nonfinite=[],
                            warnings=list(data.warnings), notes=list(data.notes))
-    if frame.empty:
-        return out
-    key_codes = frame["key"].cat.codes.to_numpy()
-    categories = list(frame["key"].cat.categories)
-    split_codes = frame["split"].cat.codes.to_numpy()  # -1 no hint, 0 train, 1 eval
-    # Rows come grouped by (key, split hint) in file order; find the group boundaries once (on the narrow codes:
-    # a wide group number would cost 8 bytes a row).
-    bounds = np.flatnonzero((key_codes[1:] != key_codes[:-1]) | (split_codes[1:] != split_codes[:-1])) + 1
-    starts = np.concatenate(([0], bounds))
-    ends = np.concatenate((bounds, [len(frame)]))
-
-    steps_all = frame["step"].to_numpy()
-    values_all = frame["value"].to_numpy()
-    times_all = frame["wall_time"].to_numpy()
     superseded_total = 0
     repeated_total = 0
     by_target: dict[tuple[str, str], list[Piece]] = {}
     guessed: list[Piece] = []
     unknown: list[str] = []
-    for start, end in zip(starts, ends, strict=True):
-        key = categories[key_codes[start]]
+    for key, hint, steps, values, times in _raw_series(data):
         resolved = resolve(key)
         if resolved is None:
             continue
-        hint = int(split_codes[start])
         split: str = resolved.split if hint < 0 else ("train", "eval")[hint]
-        steps = steps_all[start:end]
-        values = values_all[start:end] * resolved.scale if resolved.scale != 1.0 else values_all[start:end]
-        times = times_all[start:end]
-        out.points += end - start
+        values = values * resolved.scale if resolved.scale != 1.0 else values
+        out.points += len(steps)
 
         drop = superseded_mask(steps)
         superseded_total += int(drop.sum())
@@ -209,6 +191,37 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
         out.warnings.append(f"{rel_path}: {repeated_total} values logged twice for the same step; kept the last")
     out.unknown_keys = sorted(set(unknown))
     return out
+
+
+def _raw_series(data: SourceData) -> Iterator[tuple[str, int, np.ndarray, np.ndarray, np.ndarray]]:
+    """Each raw key's rows of one split hint (-1 none, 0 train, 1 eval): key, hint, steps, values, wall times.
+
+    Views of the reading's arrays; a `KeyedSource` gives its series without laying out its long frame.
+    """
+    if isinstance(data, KeyedSource):
+        longest = max((len(s.steps) for s in data.by_key), default=0)
+        no_times = np.full(longest, np.nan)
+        no_times.flags.writeable = False  # one array seen by every piece: never written to
+        for series in data.by_key:
+            yield series.key, -1, series.steps, series.values, no_times[:len(series.steps)]
+        return
+    frame = data.frame
+    if frame.empty:
+        return
+    key_codes = frame["key"].cat.codes.to_numpy()
+    categories = list(frame["key"].cat.categories)
+    split_codes = frame["split"].cat.codes.to_numpy()  # -1 no hint, 0 train, 1 eval
+    # Rows come grouped by (key, split hint) in file order; find the group boundaries once (on the narrow codes:
+    # a wide group number would cost 8 bytes a row).
+    bounds = np.flatnonzero((key_codes[1:] != key_codes[:-1]) | (split_codes[1:] != split_codes[:-1])) + 1
+    starts = np.concatenate(([0], bounds))
+    ends = np.concatenate((bounds, [len(frame)]))
+    steps_all = frame["step"].to_numpy()
+    values_all = frame["value"].to_numpy()
+    times_all = frame["wall_time"].to_numpy()
+    for start, end in zip(starts, ends, strict=True):
+        yield (categories[key_codes[start]], int(split_codes[start]), steps_all[start:end], values_all[start:end],
+               times_all[start:end])
 
 
 def _conflicting_repeats(values: np.ndarray, last_of_run: np.ndarray) -> int:
