@@ -972,3 +972,49 @@ def test_a_run_resumed_into_a_new_log_is_read_from_its_first_step(tmp_path):
     assert int(reward.index[0]) == 1 and int(reward.index[-1]) == 200 and len(reward) == 200
     assert reward[95] == pytest.approx(0.6 - 0.002 * 5 + 0.001)  # where both logged a step, the newer file's value
     assert reward[50] == pytest.approx(0.4)
+
+
+# --- a reward that changed its scale, not its model (holdout10: normalisation switched on at a resume, a reward
+# model refreshed every few hundred steps)
+
+def _rescaled_run(tmp_path, broken: bool):
+    """Reward up from 0.2 to 0.7 by step 300; at step 400 it steps to 0.1 in one update (a new scale) and climbs
+    on from there. KL, entropy and length run on unbroken, unless `broken` (then entropy doubles and KL jumps)."""
+    n = 600
+    steps = np.arange(1, n + 1)
+    reward = np.where(steps < 400, 0.2 + 0.5 * np.clip(steps / 300, 0, 1), 0.1 + 0.3 * (steps - 400) / 200)
+    reward = reward + ar1(81, n, 0.3, 0.02)
+    kl = 0.01 + 0.05 * steps / n + ar1(82, n, 0.3, 0.002)
+    entropy = 0.5 - 0.1 * steps / n + ar1(83, n, 0.3, 0.01)
+    length = 300 + 50 * steps / n + ar1(84, n, 0.3, 5.0)
+    if broken:
+        entropy = np.where(steps >= 400, entropy * 2.5, entropy)
+        kl = np.where(steps >= 400, kl * 8, kl)
+    return make_run(tmp_path, reward=reward, kl=kl, entropy=entropy, completion_length=length,
+                    checkpoints=tuple(range(50, n + 1, 50)))
+
+
+def test_a_reward_that_steps_to_a_new_scale_with_the_policy_unbroken_is_read_from_the_step_on(tmp_path):
+    run = _rescaled_run(tmp_path, broken=False)
+    d = diagnose(run)
+    assert any(f.kind == "reward_rescaled" for f in d.findings)
+    assert d.best_checkpoint.behind is False
+    assert verdict(run).decision == "continue"
+
+
+def test_a_reward_that_drops_in_one_update_while_the_policy_lurches_is_a_collapse_not_a_rescale(tmp_path):
+    run = _rescaled_run(tmp_path, broken=True)
+    d = diagnose(run)
+    assert not any(f.kind == "reward_rescaled" for f in d.findings)
+    assert verdict(run).decision == "rollback"
+
+
+def test_a_best_point_on_the_latest_evaluation_has_nothing_behind_it(tmp_path):
+    # The training reward fell (harder prompts, a stricter reward model) while the held-out eval set a new high at
+    # its latest evaluation: the best point is now, and the sheet must not say a better model lies behind.
+    reward = rise_then_fall() + ar1(85, N, 0.3, 0.02)
+    evals = np.array([0.30, 0.33, 0.36, 0.38, 0.37, 0.40, 0.41, 0.40, 0.42, 0.41, 0.39, 0.43])
+    d = diagnose(with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 25, evals))
+    best = d.best_checkpoint
+    assert best.basis == "eval" and best.best_step == 300
+    assert not best.behind

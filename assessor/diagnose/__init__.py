@@ -22,6 +22,7 @@ from assessor.diagnose.length import diagnose_length
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS, diagnose_loss
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, RunHeader
 from assessor.diagnose.overoptimization import diagnose_overoptimization
+from assessor.diagnose.rescale import from_rescale, rescale_finding, reward_rescale
 from assessor.diagnose.reward import diagnose_reward
 from assessor.diagnose.run_state import run_state
 from assessor.run import Run
@@ -43,6 +44,9 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
     `now` (seconds since the epoch) lets a run that has stopped writing be called stalled; without it, the
     reading depends on the run alone (as evals and replays need).
     """
+    rescale = reward_rescale(run)
+    if rescale is not None:
+        run = from_rescale(run, rescale)
     ctx = Context(run)
     for metric in CORE_SIGNALS:
         ctx.book.get(metric)
@@ -68,6 +72,8 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
     ]
     if gpu is not None:
         findings.extend(gpu.findings)
+    if rescale is not None:
+        findings.append(rescale_finding(rescale))
     findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.steps[0] if f.steps else 0))
     checkpoint = best_checkpoint(ctx, reward, evaluation, components, findings, learning_signal)
     facts = run.facts

@@ -253,6 +253,8 @@ def best_checkpoint(
         behind = True  # read because it fell from its best (see `fallen_task`)
     else:
         behind = any(f.kind in ("reward_peaked_then_declined", "shaped_reward_declined") for f in reward.findings)
+    if basis == "eval" and newest == len(curve.steps) - 1:
+        behind = False  # the latest evaluation is as good as the best: nothing better lies behind it
     last = ctx.run.last_step or best_step
     behind = behind or (breakage_step is not None and best_step < last)
     what = _describe(metric, basis, curve, best_level, int(curve.steps[top]), best_step, breakage_step, breakage,

@@ -57,7 +57,7 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
             severity, tail = "warning", f" ({share:.0%} of logged steps)"
         else:
             # Isolated NaN gradient norms are what fp16 loss scaling does when it skips a step.
-            severity, tail = "watch", " (isolated; the steps around them are finite)"
+            severity, tail = "watch", " (not lasting: the steps after them are finite)"
         shown = ", ".join(str(s) for s in steps[:6]) + (" …" if len(steps) > 6 else "")
         findings.append(finding(
             metric, "nonfinite", severity, f"{metric} was NaN/inf at {len(steps)} logged steps ({shown}){tail}",

@@ -394,7 +394,8 @@ def _hacking(ctx: Context, reading: Reading, correlation: float | None, drifting
         return []
     return [finding(
         "response_length_mean", "length_reward_coupled", "watch",
-        f"Length and reward move together (Spearman {num(correlation)}) while mean length "
+        f"Length and reward are tied (Spearman {num(correlation)}: {'the longer' if correlation > 0 else 'the shorter'}"
+        f", the higher) while mean length "
         f"{'rose' if length_up else 'fell'} from {num(s.start)} to {num(s.now)} and reward went from "
         f"{num(r.start)} to {num(r.now)}: {'longer' if length_up else 'shorter'} completions are what gets "
         f"rewarded; read some to rule out length hacking.",

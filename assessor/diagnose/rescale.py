@@ -1,0 +1,161 @@
+"""A reward that changed its scale, not its model: read it from where the new scale begins.
+
+A reward model swapped or refreshed mid-run, or reward normalisation switched on at a resume, moves the logged
+reward (and any held-out score from the same reward model) to a new level between two consecutive logged steps.
+The policy itself cannot change that much in one update without its own measures showing it: KL from the
+reference, entropy, completion length and the gradient norm run on unbroken. So a step of the reward with every
+such witness unbroken is a new ruler, and comparing levels across it (a "peak" before, a "decline" after) reads
+the ruler, not the model. A collapse in one update comes with a lurch in those measures; it is not read as this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from assessor.diagnose import robust
+from assessor.diagnose.context import finding, num
+from assessor.diagnose.models import Finding
+from assessor.run import Run
+
+# The policy's own measures: a real change of the model in one update shows in at least one of them.
+WITNESSES = ("kl", "entropy", "response_length_mean", "grad_norm", "clip_ratio_region", "policy_shift_kl")
+MIN_WITNESSES = 2
+STEP_NOISE = 8.0  # the reward's step, in its own noise units: a new level, not a bad batch
+ABRUPT_SHARE = 0.7  # of the step made between two neighbouring logged points
+WITNESS_NOISE = 3.0  # a witness moving less than this many of its noise units across the step is unbroken
+WITNESS_RATIO = 1.5  # ... and by less than half again (or a third less)
+MIN_SEGMENT = 12  # logged reward points after the step needed to read the reward on its own
+
+
+@dataclass(frozen=True)
+class Rescale:
+    """Where the reward took a new scale, the levels either side, and what vouched for the policy."""
+
+    step: int
+    before: float
+    after: float
+    witnesses: tuple[str, ...]
+    evals: tuple[str, ...]  # held-out series that stepped with it (scored by the same reward model)
+    train: tuple[str, ...] = ()  # other training rewards that stepped with it (the KL-shaped reward, its parts)
+
+
+def reward_rescale(run: Run) -> Rescale | None:
+    """The latest step where the training reward changed scale with the policy unbroken, or None."""
+    series = run.series("reward_mean")
+    steps, values = series.index.to_numpy(), series.to_numpy()
+    n = len(values)
+    k = max(5, min(20, n // 20))
+    if n < 2 * k + MIN_SEGMENT:
+        return None
+    noise = max(robust.noise_level(values)[0], robust.noise_floor(values))
+    if noise <= 0:
+        return None
+    for i in _level_steps(values, k, noise):
+        step = int(steps[i])
+        if n - i < MIN_SEGMENT:
+            continue
+        before, after = float(np.median(values[i - k:i])), float(np.median(values[i:i + k]))
+        witnesses = _unbroken(run, step, k)
+        if witnesses is None or len(witnesses) < MIN_WITNESSES:
+            continue
+        return Rescale(step, before, after, tuple(witnesses), tuple(_stepped_evals(run, step, after - before)),
+                       tuple(_stepped_rewards(run, step, k)))
+    return None
+
+
+def _level_steps(values: np.ndarray, k: int, noise: float) -> list[int]:
+    """Indices where the curve steps down to a new level in one go, latest first.
+
+    Steady `k` points before, a fall of `STEP_NOISE` noise units or more between their median and the next `k`
+    points', most of it made between two neighbouring points.
+    """
+    n = len(values)
+    out: list[int] = []
+    for i in range(n - k, k - 1, -1):
+        before, after = values[i - k:i], values[i:i + k]
+        jump = float(np.median(after) - np.median(before))
+        if jump > -STEP_NOISE * noise:
+            continue  # only a fall: a reward stepping up in one update is as often the model learning (a format found)
+        if float(np.percentile(before, 90) - np.percentile(before, 10)) > 0.5 * abs(jump):
+            continue  # not steady before: a slide, not a step
+        if abs(float(values[i] - np.median(before))) < ABRUPT_SHARE * abs(jump):
+            continue
+        if out and out[-1] - i < k:
+            continue  # the same step seen from a neighbouring index
+        out.append(i)
+    return out
+
+
+def _unbroken(run: Run, step: int, k: int) -> list[str] | None:
+    """The witnesses logged around `step` that run on unbroken across it; None when one of them broke there."""
+    unbroken = []
+    for metric in WITNESSES:
+        series = run.series(metric)
+        steps, values = series.index.to_numpy(), series.to_numpy()
+        before, after = values[(steps < step)][-k:], values[(steps >= step)][:k]
+        if len(before) < 3 or len(after) < 3:
+            continue
+        noise = max(robust.noise_level(values)[0], robust.noise_floor(values))
+        a, b = float(np.median(before)), float(np.median(after))
+        moved = abs(b - a) / noise if noise > 0 else (0.0 if a == b else np.inf)
+        ratio = max(abs(a), abs(b)) / max(min(abs(a), abs(b)), 1e-12)
+        if moved >= WITNESS_NOISE and ratio >= WITNESS_RATIO:
+            return None
+        unbroken.append(metric)
+    return unbroken
+
+
+def _stepped_rewards(run: Run, step: int, k: int) -> list[str]:
+    """The other training rewards (`reward_shaped_mean`, `reward_component/...`) that fell at `step` too."""
+    out = []
+    for metric in run.metric_names("train"):
+        if metric == "reward_mean" or not metric.startswith("reward"):
+            continue
+        series = run.series(metric)
+        steps, values = series.index.to_numpy(), series.to_numpy()
+        before, after = values[steps < step][-k:], values[steps >= step][:k]
+        if len(before) < 3 or len(after) < 3:
+            continue
+        noise = max(robust.noise_level(values)[0], robust.noise_floor(values))
+        if noise > 0 and float(np.median(before) - np.median(after)) >= 0.5 * STEP_NOISE * noise:
+            out.append(metric)
+    return out
+
+
+def _stepped_evals(run: Run, step: int, jump: float) -> list[str]:
+    """Held-out series whose evaluations either side of `step` moved the same way by several of their own noise."""
+    out = []
+    for metric in run.metric_names("eval"):
+        series = run.series(metric, "eval")
+        steps, values = series.index.to_numpy(), series.to_numpy()
+        before, after = values[steps < step], values[steps >= step]
+        if len(before) < 2 or len(after) < 2:
+            continue
+        noise = max(float(np.median(np.abs(np.diff(values)))) * robust.MAD_TO_SD, robust.noise_floor(values))
+        moved = float(after[0] - before[-1])
+        if noise > 0 and np.sign(moved) == np.sign(jump) and abs(moved) >= 4.0 * noise:
+            out.append(metric)
+    return out
+
+
+def from_rescale(run: Run, rescale: Rescale) -> Run:
+    """The run with the training reward, and the held-out scores that stepped with it, read from the new scale on."""
+    metrics = run.metrics
+    step = metrics["step"].to_numpy()
+    metric, split = metrics["metric"].astype(str).to_numpy(), metrics["split"].astype(str).to_numpy()
+    drop = (step < rescale.step) & ((np.isin(metric, ["reward_mean", *rescale.train]) & (split == "train")) | (
+        np.isin(metric, list(rescale.evals)) & (split == "eval")))
+    return replace(run, metrics=metrics[~drop].reset_index(drop=True))
+
+
+def rescale_finding(rescale: Rescale) -> Finding:
+    """What the diagnosis did about it, in words a reader can check against the dashboard."""
+    evals = f" (and held-out {', '.join(rescale.evals)} with it)" if rescale.evals else ""
+    return finding(
+        "reward_mean", "reward_rescaled", "watch",
+        f"reward_mean stepped from about {num(rescale.before)} to {num(rescale.after)} at step {rescale.step}{evals} "
+        f"in one update while {', '.join(rescale.witnesses)} ran on unbroken: the reward's scale changed (a reward "
+        "model swapped or refreshed, normalisation switched on at a resume), not the model, so it is read from step "
+        f"{rescale.step} on; check what changed there", [rescale.step])
