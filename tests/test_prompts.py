@@ -475,8 +475,8 @@ def test_samples_come_from_the_start_the_best_point_and_now(tmp_path):
     prompt = prompts.build_prompt(JudgeRequest(run=run, diagnostics=assessor.diagnose(run)), token=TOKEN)
     before, inside, _ = split_on_fence(prompt.user, TOKEN)
     heads = [line for line in inside.splitlines() if line.startswith("--- ")]
-    assert heads == ["--- start, step 10, reward 0.5 ---"] * 2 + [f"--- best point, step {best}, reward 0.5 ---"] * 2 \
-        + ["--- now, step 200, reward 0.5 ---"] * 2
+    assert heads == ["--- earliest logged, step 10, reward 0.5 ---"] * 2 + [
+        f"--- best point, step {best}, reward 0.5 ---"] * 2 + ["--- now, step 200, reward 0.5 ---"] * 2
     assert "answer at 60" not in inside and "answer at 150" not in inside
     assert "characters cut" in inside and "prompt: What is 10 + 1?" in inside
     assert len(inside) < 8_000

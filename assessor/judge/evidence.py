@@ -524,7 +524,7 @@ def summary_values(request: JudgeRequest) -> dict[str, Any]:
 
 
 def _pick_samples(samples: Sequence[Sample], best_step: int | None) -> list[tuple[str, Sample]]:
-    """A few samples at the start, at the best point and now: (`start` | `best point` | `now`, sample)."""
+    """A few samples from the earliest logged, the best point and now, each with which of the three it is."""
     by_step: dict[int, list[Sample]] = {}
     for s in samples:
         if s.step is not None and s.completion.strip():
@@ -533,7 +533,8 @@ def _pick_samples(samples: Sequence[Sample], best_step: int | None) -> list[tupl
     if not steps:
         undated = [s for s in samples if s.step is None and s.completion.strip()]
         return [("now", s) for s in undated[:SAMPLES_PER_POINT]]
-    chosen: list[tuple[str, int]] = [("start", steps[0])] if len(steps) > 1 else []
+    # The first samples the run logged are called that, not "start": a run may begin logging them late.
+    chosen: list[tuple[str, int]] = [("earliest logged", steps[0])] if len(steps) > 1 else []
     if best_step is not None and len(steps) > 2:
         middle = min(steps[1:-1], key=lambda s: abs(s - best_step))
         if abs(middle - best_step) < abs(steps[-1] - best_step) and abs(middle - best_step) < abs(
