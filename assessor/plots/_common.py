@@ -170,10 +170,11 @@ def robust_ylim(ax: Axes, curve: Curve) -> None:
     below = curve.draw_steps[curve.draw_values < bottom]
     transform = ax.get_xaxis_transform()
     if len(above):
-        ax.plot(above, [0.97] * len(above), "^", color=COLORS["spike"], markersize=5, transform=transform,
+        # Grey, not the spikes' red: an off-scale point is a drawing matter, not a spike the sheet counts.
+        ax.plot(above, [0.97] * len(above), "^", color=COLORS["offscale"], markersize=4, transform=transform,
                 zorder=6, label="off-scale")
     if len(below):
-        ax.plot(below, [0.03] * len(below), "v", color=COLORS["spike"], markersize=5, transform=transform,
+        ax.plot(below, [0.03] * len(below), "v", color=COLORS["offscale"], markersize=4, transform=transform,
                 zorder=6, label=None if len(above) else "off-scale")
 
 

@@ -60,6 +60,7 @@ COLORS: dict[str, str] = {
     "peak": "#d4a017",
     "nonfinite": "#e74c3c",
     "spike": "#e74c3c",
+    "offscale": "#9a9a9a",
     "generation": "#e67e22",
     "training": "#2e86c1",
     "logprob": "#8e44ad",
