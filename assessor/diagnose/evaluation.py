@@ -325,8 +325,8 @@ def _not_transferring(
     flat stretch, the later gains do not transfer; without, the run has converged on held-out data. A short
     or noisy eval cannot show a plateau, and then nothing is said.
     """
-    if float(score[-1]) - float(np.max(score[:-1])) >= noise:
-        return []  # the latest evaluation is a clear new high (a lucky one within noise of the old best is not)
+    if float(score[-1]) > float(np.max(score[:-1])):
+        return []  # the latest evaluation is the best yet
     bend = _levelled_off(steps, score, noise)
     if bend is None:
         return _never_moved(ctx, name, metric, steps, score, noise)
