@@ -49,7 +49,8 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
         elif latest and metric in ("loss", "pg_loss", "grad_norm"):
             # Named from where the final run of NaN/inf began: earlier isolated ones were recovered from.
             final = trailing_nonfinite(ctx.run, metric)
-            steps = final + [s for s in steps if s not in set(final)]
+            in_final = set(final)
+            steps = final + [s for s in steps if s not in in_final]
             severity, tail = "critical", (f": every logged value since step {final[0]} is NaN/inf, training has "
                                           "diverged" if final else ": the latest logged values are all NaN/inf, "
                                           "training has diverged")
@@ -99,14 +100,7 @@ def trailing_nonfinite(run: Run, metric: str) -> list[int]:
 
 def latest_all_nonfinite(run: Run, metric: str, k: int = 3) -> bool:
     """Whether the last `k` logged values of the metric are all non-finite."""
-    nan_steps = run.nonfinite_steps(metric)
-    if not nan_steps:
-        return False
-    finite_steps = run.series(metric).index.to_numpy()
-    # The last k of both merged are among the last k of each (`series` is in step order): not every step sorted.
-    merged = sorted([(s, False) for s in sorted(nan_steps)[-k:]] + [(int(s), True) for s in finite_steps[-k:]])
-    tail = merged[-k:]
-    return len(tail) == k and not any(is_finite for _, is_finite in tail)
+    return len(trailing_nonfinite(run, metric)) >= k
 
 
 GRAD_SHIFT_RATIO = 3.0

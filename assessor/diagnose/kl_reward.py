@@ -15,7 +15,7 @@ import numpy as np
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import Finding, KlRewardDiagnosis, Quadrant, QuadrantSpan, SignalSummary
-from assessor.diagnose.signals import EARLY_SHARE, Reading, first_rise, lasting_damage, passing_jump
+from assessor.diagnose.signals import Reading, first_rise, lasting_damage, passing_jump, settled_step
 from assessor.run import RunFacts
 
 TIMELINE_WINDOWS = 6
@@ -134,10 +134,10 @@ def _kl_jumps(kl: Reading, reward: Reading, planned: int | None) -> list[Finding
     # The latest few logged values, not the smoothed level (which lags a blow-up in its last hundred steps).
     latest_kl = float(np.median(kl.series.values[-3:]))
     if jump is not None and latest_kl < math.sqrt(jump[1] * jump[2]):
-        return _lurch_left_damage(kl, reward, jump)  # back below halfway (on a log scale): it did not stay
+        return _lurch_left_damage(latest_kl, reward, jump)  # back below halfway (on a log scale): it did not stay
     if jump is None:
         lurch = passing_jump(kl, KL_JUMP_RATIO, planned)
-        return _lurch_left_damage(kl, reward, lurch) if lurch else []
+        return _lurch_left_damage(latest_kl, reward, lurch) if lurch else []
     step, before, after = jump
     if after < KL_MATERIAL:
         return []  # a tenfold rise from about zero to a level that is still about zero is no lurch
@@ -156,7 +156,7 @@ def _kl_jumps(kl: Reading, reward: Reading, planned: int | None) -> list[Finding
         [step])]
 
 
-def _lurch_left_damage(kl: Reading, reward: Reading, lurch: tuple[int, float, float]) -> list[Finding]:
+def _lurch_left_damage(latest_kl: float, reward: Reading, lurch: tuple[int, float, float]) -> list[Finding]:
     """A KL lurch that eased back, with the reward lower ever since: the weights from before it were better.
 
     The lurch itself is over (so it is no held jump), but the damage is not: a practitioner reads the weights
@@ -170,7 +170,7 @@ def _lurch_left_damage(kl: Reading, reward: Reading, lurch: tuple[int, float, fl
     return [finding(
         "kl", "kl_jump", "warning",
         f"KL jumped from about {num(before)} to {num(after)} at step {step} ({after / before:.0f}x) and is "
-        f"{num(float(np.median(kl.series.values[-3:])))} now, but {reward.summary.metric} never got back: "
+        f"{num(latest_kl)} now, but {reward.summary.metric} never got back: "
         f"{num(damage.after)} lately against {num(damage.before)} just before the jump ({-damage.t:.1f} standard "
         "errors lower): the policy lurched away from its reference and the damage stayed", [step])]
 
@@ -178,8 +178,7 @@ def _lurch_left_damage(kl: Reading, reward: Reading, lurch: tuple[int, float, fl
 def _held_level_shift(kl: Reading, planned: int | None) -> tuple[int, float, float] | None:
     """A change point at least 3x up whose rise happens between neighbouring points and holds (after settling-in)."""
     steps, values = kl.series.steps, kl.series.values
-    s = kl.summary
-    settled = s.first_step + EARLY_SHARE * max(s.last_step - s.first_step, (planned or 0) - s.first_step)
+    settled = settled_step(kl.summary, planned)
     for cp in kl.summary.change_points:
         if cp.step <= settled:
             continue

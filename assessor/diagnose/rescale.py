@@ -71,34 +71,43 @@ def _level_steps(values: np.ndarray, k: int, noise: float) -> list[int]:
     Steady `k` points before, a fall of `STEP_NOISE` noise units or more between their median and the next `k`
     points', most of it made between two neighbouring points.
     """
-    n = len(values)
+    # Every window's median at once (one numpy pass, not a Python loop over a long run's steps); the spread only
+    # where a fall was found.
+    windows = np.lib.stride_tricks.sliding_window_view(values, k)  # windows[j] = values[j:j + k]
+    medians = np.median(windows, axis=1)
+    index = np.arange(k, len(values) - k + 1)  # i: the k points before are windows[i - k], the k from i windows[i]
+    jump = medians[index] - medians[index - k]
+    falls = (jump <= -STEP_NOISE * noise) & (  # only a fall: a step up is as often the model learning
+        np.abs(values[index] - medians[index - k]) >= ABRUPT_SHARE * np.abs(jump))
+    index, jump = index[falls], jump[falls]
+    low, high = np.percentile(windows[index - k], [10, 90], axis=1) if len(index) else (jump, jump)
+    candidates = index[high - low <= 0.5 * np.abs(jump)]  # steady before: a step, not a slide
     out: list[int] = []
-    for i in range(n - k, k - 1, -1):
-        before, after = values[i - k:i], values[i:i + k]
-        jump = float(np.median(after) - np.median(before))
-        if jump > -STEP_NOISE * noise:
-            continue  # only a fall: a reward stepping up in one update is as often the model learning (a format found)
-        if float(np.percentile(before, 90) - np.percentile(before, 10)) > 0.5 * abs(jump):
-            continue  # not steady before: a slide, not a step
-        if abs(float(values[i] - np.median(before))) < ABRUPT_SHARE * abs(jump):
-            continue
-        if out and out[-1] - i < k:
-            continue  # the same step seen from a neighbouring index
-        out.append(i)
+    for i in candidates[::-1]:
+        if not out or out[-1] - i >= k:  # else the same step seen from a neighbouring index
+            out.append(int(i))
     return out
+
+
+def _either_side(run: Run, metric: str, step: int, k: int) -> tuple[float, float, float] | None:
+    """A training curve's median over the `k` points before `step` and the `k` from it, and its noise level."""
+    series = run.series(metric)
+    steps, values = series.index.to_numpy(), series.to_numpy()
+    before, after = values[steps < step][-k:], values[steps >= step][:k]
+    if len(before) < 3 or len(after) < 3:
+        return None
+    noise = max(robust.noise_level(values)[0], robust.noise_floor(values))
+    return float(np.median(before)), float(np.median(after)), noise
 
 
 def _unbroken(run: Run, step: int, k: int) -> list[str] | None:
     """The witnesses logged around `step` that run on unbroken across it; None when one of them broke there."""
     unbroken = []
     for metric in WITNESSES:
-        series = run.series(metric)
-        steps, values = series.index.to_numpy(), series.to_numpy()
-        before, after = values[(steps < step)][-k:], values[(steps >= step)][:k]
-        if len(before) < 3 or len(after) < 3:
+        around = _either_side(run, metric, step, k)
+        if around is None:
             continue
-        noise = max(robust.noise_level(values)[0], robust.noise_floor(values))
-        a, b = float(np.median(before)), float(np.median(after))
+        a, b, noise = around
         moved = abs(b - a) / noise if noise > 0 else (0.0 if a == b else np.inf)
         ratio = max(abs(a), abs(b)) / max(min(abs(a), abs(b)), 1e-12)
         if moved >= WITNESS_NOISE and ratio >= WITNESS_RATIO:
@@ -113,13 +122,8 @@ def _stepped_rewards(run: Run, step: int, k: int) -> list[str]:
     for metric in run.metric_names("train"):
         if metric == "reward_mean" or not metric.startswith("reward"):
             continue
-        series = run.series(metric)
-        steps, values = series.index.to_numpy(), series.to_numpy()
-        before, after = values[steps < step][-k:], values[steps >= step][:k]
-        if len(before) < 3 or len(after) < 3:
-            continue
-        noise = max(robust.noise_level(values)[0], robust.noise_floor(values))
-        if noise > 0 and float(np.median(before) - np.median(after)) >= 0.5 * STEP_NOISE * noise:
+        around = _either_side(run, metric, step, k)
+        if around is not None and around[2] > 0 and around[0] - around[1] >= 0.5 * STEP_NOISE * around[2]:
             out.append(metric)
     return out
 
@@ -143,11 +147,11 @@ def _stepped_evals(run: Run, step: int, jump: float) -> list[str]:
 def from_rescale(run: Run, rescale: Rescale) -> Run:
     """The run with the training reward, and the held-out scores that stepped with it, read from the new scale on."""
     metrics = run.metrics
-    step = metrics["step"].to_numpy()
-    metric, split = metrics["metric"].astype(str).to_numpy(), metrics["split"].astype(str).to_numpy()
-    drop = (step < rescale.step) & ((np.isin(metric, ["reward_mean", *rescale.train]) & (split == "train")) | (
-        np.isin(metric, list(rescale.evals)) & (split == "eval")))
-    return replace(run, metrics=metrics[~drop].reset_index(drop=True))
+    metric, split = metrics["metric"], metrics["split"]  # categorical: compared by code, not as strings per row
+    drop = (metrics["step"] < rescale.step) & (
+        (metric.isin(["reward_mean", *rescale.train]) & (split == "train"))
+        | (metric.isin(list(rescale.evals)) & (split == "eval")))
+    return replace(run, metrics=metrics[~drop.to_numpy()].reset_index(drop=True))
 
 
 def rescale_finding(rescale: Rescale) -> Finding:

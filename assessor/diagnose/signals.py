@@ -37,6 +37,16 @@ def significant_change(summary: SignalSummary, change: float, noise: float) -> b
 EARLY_SHARE = 0.1  # KL and gradient norms move many-fold while a run settles in; that is not a jump
 
 
+def settled_step(summary: SignalSummary, planned: int | None = None) -> float:
+    """Where the settling-in ends: a share of the whole run, of its planned steps when known.
+
+    So a check early in a long run does not read the first steps' growth (KL and gradient norms move many-fold
+    while a run settles in) as a jump.
+    """
+    span = max(summary.last_step - summary.first_step, (planned or 0) - summary.first_step)
+    return summary.first_step + EARLY_SHARE * span
+
+
 def first_rise(
     summary: SignalSummary, factor: float, change_points: bool = False, planned: int | None = None,
 ) -> tuple[int, float, float] | None:
@@ -46,10 +56,7 @@ def first_rise(
     lasting level shifts, so a rise that keeps climbing after it and one that settles at a new level both count.
     `planned`: the run's planned total steps, when known.
     """
-    # The settling-in stretch is a share of the whole run: of its planned steps when known, so a check early in
-    # a long run does not read the first steps' growth as a jump.
-    span = max(summary.last_step - summary.first_step, (planned or 0) - summary.first_step)
-    start = summary.first_step + EARLY_SHARE * span
+    start = settled_step(summary, planned)
     rises = [(d.step, d.before, d.after) for d in summary.discontinuities]
     if change_points:
         rises += [(cp.step, cp.before, cp.after) for cp in summary.change_points if cp.direction == "up"]
@@ -174,8 +181,8 @@ def passing_jump(reading: Reading, factor: float, planned: int | None = None) ->
     discontinuities (both sides steady). Unlike `first_rise`, the jump need not be among the run's largest
     changes nor stand on a level: a lurch that lasted a while and eased back is found as well as one that stayed.
     """
-    steps, values, s = reading.series.steps, reading.series.values, reading.summary
-    start = s.first_step + EARLY_SHARE * max(s.last_step - s.first_step, (planned or 0) - s.first_step)
+    steps, values = reading.series.steps, reading.series.values
+    start = settled_step(reading.summary, planned)
     jumps = [(step, before, after) for step, before, after, ratio in robust.discontinuities(steps, values)
              if step > start and ratio >= factor]
     if not jumps:
