@@ -423,6 +423,20 @@ def test_dpo_loss_stuck_at_ln2(tmp_path):
     assert only(d.findings, "dpo_loss_flat_at_ln2").severity == "warning"
 
 
+def test_dpo_loss_near_ln2_with_pairs_told_apart_is_the_data_ceiling(tmp_path):
+    # Crowd-labelled pairs (a third disagree) cap the accuracy near 0.6 and hold the loss near 0.66: the policy
+    # separates the pairs as far as the labels allow. Read off the accuracy, not the loss alone.
+    loss = 0.67 + ar1(50, N, 0.3, 0.01)
+    loss[0] = math.log(2)
+    accuracy = 0.52 + 0.08 * STEPS / N + ar1(51, N, 0.3, 0.03)
+    d = diagnose_loss(ctx(tmp_path / "a", loss=loss, rewards__accuracies=accuracy))
+    assert "dpo_loss_flat_at_ln2" not in {f.kind for f in d.findings}
+    # The same loss with the accuracy at chance is a policy that separates nothing.
+    chance = 0.5 + ar1(52, N, 0.3, 0.03)
+    d = diagnose_loss(ctx(tmp_path / "b", loss=loss, rewards__accuracies=chance))
+    assert only(d.findings, "dpo_loss_flat_at_ln2").severity == "warning"
+
+
 def test_dpo_loss_rising_is_a_warning(tmp_path):
     loss = 0.3 + 0.3 * STEPS / N + ar1(49, N, 0.3, 0.02)
     d = diagnose_loss(ctx(tmp_path, loss=loss, rewards__margins=np.linspace(2, 0.5, N)))

@@ -58,7 +58,7 @@ def diagnose_loss(ctx: Context) -> LossDiagnosis:
             [s.first_step],
         )])
     if _is_preference(ctx):
-        return _preference_loss(reading)
+        return _preference_loss(reading, _pairs_separated(ctx))
     return _policy_loss(ctx, reading)
 
 
@@ -208,8 +208,33 @@ def _oscillates_around_zero(reading: Reading) -> bool:
     return abs(float(np.median(values))) <= OSCILLATION_CENTRE * spread and changes >= OSCILLATION_SIGN_CHANGES
 
 
-def _preference_loss(reading: Reading) -> LossDiagnosis:
-    """DPO-style loss: a progress signal that starts at ln 2 and should fall."""
+def _pairs_separated(ctx: Context) -> str | None:
+    """The preference accuracy or margin, if its latest stretch shows the pairs are being told apart.
+
+    A DPO loss can sit near ln 2 because the labels disagree (crowd-labelled pairs cap the accuracy near 0.6), not
+    because nothing is learnt; the accuracy and the margin measure the separation itself. A latest stretch clear of
+    chance (accuracy 0.5, margin 0) by three standard errors and by a material amount (the accuracy by
+    `LN2_BAND`, the margin by twice it: the loss falls by about half the mean margin) is separation.
+    """
+    for metric, chance, material in (("pref_accuracy", 0.5, LN2_BAND), ("pref_margin", 0.0, 2 * LN2_BAND)):
+        reading = ctx.book.get(metric)
+        if reading is None or reading.series.n < 5:
+            continue
+        values = reading.series.values
+        latest = values[-robust.stretch_width(len(values)):]
+        error = float(np.std(latest, ddof=1)) / math.sqrt(len(latest)) if len(latest) > 1 else math.inf
+        excess = float(np.mean(latest)) - chance
+        if excess >= material and excess >= SIGNIFICANT_NOISE * error:
+            return f"{metric} {num(float(np.mean(latest)))} over its latest {len(latest)} points"
+    return None
+
+
+def _preference_loss(reading: Reading, separated: str | None = None) -> LossDiagnosis:
+    """DPO-style loss: a progress signal that starts at ln 2 and should fall.
+
+    `separated` names the evidence that the pairs are told apart (see `_pairs_separated`): then a loss near
+    ln 2 is the data's ceiling, not a stalled policy.
+    """
     s = reading.summary
     metric = s.metric
     noise = _noise(reading)
@@ -246,7 +271,7 @@ def _preference_loss(reading: Reading) -> LossDiagnosis:
         ))
     else:
         pattern = "stable"
-        if at_ln2 and abs(shift.after - LN2) <= LN2_BAND and abs(shift.t) < 2 and s.points >= 10:
+        if at_ln2 and abs(shift.after - LN2) <= LN2_BAND and abs(shift.t) < 2 and s.points >= 10 and not separated:
             findings.append(finding(
                 metric, "dpo_loss_flat_at_ln2", "warning",
                 f"The preference loss stays at {num(s.now)}, ln 2, over {s.points} steps: the policy does not "
