@@ -182,11 +182,12 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
         bend = robust.level_off(series)
         budget = ctx.facts.planned_total_steps or s.last_step
         if (bend is not None and bend.plateau(min_flat_points=min_flat_points(reading))
-                and bend.flat_steps >= CONVERGED_SHARE * budget):
+                and bend.flat_steps >= CONVERGED_SHARE * budget and progress.t >= PROGRESS_T):
             # Flat for at least as long as it took to climb (the plateau test) and for a quarter of the budget,
             # keeping a small share of the climb's rate: the run has shown what this recipe does, and more steps of
             # it are unlikely to pay. (A shorter pause is one step of a staircase as often as not: patience is
-            # cheaper than a lost run.)
+            # cheaper than a lost run.) The climb itself must be established: a "climb" the noise could have drawn
+            # (early in a slow run) says nothing about where this recipe levels off.
             findings.append(finding(
                 metric, "reward_converged", "watch",
                 f"{metric} levelled off around step {bend.step} at {num(s.now)} (from {num(progress.before)} at the "
