@@ -1006,3 +1006,35 @@ def test_a_best_point_on_the_latest_evaluation_has_nothing_behind_it(tmp_path):
     best = d.best_checkpoint
     assert best.basis == "eval" and best.best_step == 300
     assert not best.behind
+
+
+def test_one_lucky_evaluation_on_a_slow_slide_is_not_the_newest_good_point(tmp_path):
+    # Plateau at ~0.56 from step 60 to 120, then a slide; the evaluation at 180 scores 0.573 by luck, between 0.537
+    # and 0.486. On its own it is within noise of the best; with its neighbours it is already on the way down.
+    reward = 0.4 + 0.2 * np.clip(STEPS / 150, 0, 1) + ar1(60, N, 0.3, 0.01)
+    evals = np.array([0.431, 0.455, 0.481, 0.519, 0.573, 0.560, 0.550, 0.534, 0.537, 0.573, 0.486, 0.463, 0.449,
+                      0.429, 0.415])
+    run = with_evals(make_run(tmp_path, reward=reward).path, "pass_rate", 20, evals)
+    best = diagnose(run).best_checkpoint
+    assert best.basis == "eval" and best.behind
+    assert 100 <= best.best_step <= 140, best.reason
+
+
+def test_the_last_good_evaluation_before_a_collapse_keeps_its_place(tmp_path):
+    # A steady climb to 0.589 at step 220, then one collapsed evaluation: the median with its neighbours does not
+    # let the collapse pull the last good evaluation down.
+    reward = 0.3 + 0.3 * np.clip(STEPS / 220, 0, 1) + ar1(61, N, 0.3, 0.01)
+    evals = np.array([0.302, 0.328, 0.359, 0.397, 0.43, 0.467, 0.50, 0.533, 0.566, 0.579, 0.589, 0.454])
+    run = with_evals(make_run(tmp_path, reward=reward).path, "pass_rate", 20, evals)
+    best = diagnose(run).best_checkpoint
+    assert best.best_step == 220, best.reason
+
+
+def test_a_climb_the_noise_could_have_drawn_is_not_convergence(tmp_path):
+    # 67 steps into a slow run: a rise of under one point-noise unit over the first 16 steps, then flat. The recipe
+    # has not shown where it levels off; "converged, stop" would end a run that climbs to twice this later.
+    steps = np.arange(1, 68)
+    reward = 0.255 + 0.023 * np.clip(steps / 16, 0, 1) + ar1(60, len(steps), 0.2, 0.03)
+    run = make_run(tmp_path, reward=reward)
+    assert "reward_converged" not in {f.kind for f in diagnose(run).findings}
+    assert verdict(run).decision == "continue"

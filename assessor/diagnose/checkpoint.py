@@ -7,13 +7,16 @@ is compute thrown away), and a point inside or after a broken stretch (a length 
 blow-up, a KL jump, a divergence) never qualifies, whatever the reward says there.
 
 Levels of the reward are stretch means (a tenth of the run, as everywhere else), compared with the standard
-error of such a mean; eval levels are single evaluations, compared with the eval-to-eval noise. Every report,
-plot and judge uses this one point.
+error of such a mean; eval levels are single evaluations, compared with the eval-to-eval noise (or the sampling
+error), and an evaluation counts as good as the best only if the median of it and its neighbours does too: on a
+slow slide one lucky evaluation can land within noise of the peak, its neighbours cannot. Every report, plot and
+judge uses this one point.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -190,6 +193,26 @@ def _eval_curve(ctx: Context, evaluation: EvalDiagnosis, metric: str) -> _Curve 
                   smoothed=False, band_kind=kind, set_size=set_size if kind == "sampling_error" else None)
 
 
+LOCAL_MIN_EVALS = 5  # evaluations before a level read with its neighbours says more than the points alone
+
+
+def _local_medians(levels: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+    """Each evaluation read with its eligible neighbours: the median of it and the one either side.
+
+    The median, not the mean: a collapse right after the last good evaluation is a different regime, not noise
+    around that evaluation's level, and must not pull it down. At the ends (and beside the broken stretch) two
+    evaluations are all there is, and their mean is their median. With fewer than `LOCAL_MIN_EVALS` evaluations
+    each level is read alone.
+    """
+    if len(levels) < LOCAL_MIN_EVALS:
+        return levels.astype(np.float64)
+    kept = np.where(eligible, levels, np.nan)
+    padded = np.concatenate(([np.nan], kept, [np.nan]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an ineligible evaluation flanked by two others
+        return np.nanmedian(np.stack([padded[:-2], padded[1:-1], padded[2:]]), axis=0)
+
+
 def _eval_rose_through(curve: _Curve, breakage_step: int) -> bool:
     """The held-out eval's best after the breakage's onset tops its best before by more than its noise band."""
     before, after = curve.levels[curve.steps < breakage_step], curve.levels[curve.steps >= breakage_step]
@@ -238,7 +261,14 @@ def best_checkpoint(
     levels = np.where(eligible, curve.levels, -np.inf)
     top = int(np.argmax(levels))
     best_level = float(curve.levels[top])
-    newest = int(np.flatnonzero(eligible & (curve.levels >= best_level - curve.band))[-1])
+    as_good = eligible & (curve.levels >= best_level - curve.band)
+    if basis == "eval":
+        # One lucky evaluation on a slow slide can land within the band of the best; its neighbours give it away.
+        local = _local_medians(curve.levels, eligible)
+        held = eligible & (local >= float(np.max(np.where(eligible, local, -np.inf))) - curve.band)
+        if (as_good & held).any():
+            as_good &= held
+    newest = int(np.flatnonzero(as_good)[-1])
     best_step = int(curve.steps[newest])
     sign = -1.0 if basis == "eval" and eval_metric in LOWER_IS_BETTER else 1.0
     decline = (best_level - curve.now) / math.hypot(curve.level_error, curve.now_error)
