@@ -15,6 +15,7 @@ import pytest
 from assessor.diagnose import diagnose
 from assessor.ingest import load_run
 from assessor.judge.base import JudgeRequest
+from assessor.judge.prompts import summarize
 from assessor.judge.rules import RulesJudge
 from tests.conftest import REAL_RUN_NAMES
 from tests.runs import ar1, make_run
@@ -1015,9 +1016,13 @@ def test_one_lucky_evaluation_on_a_slow_slide_is_not_the_newest_good_point(tmp_p
     evals = np.array([0.431, 0.455, 0.481, 0.519, 0.573, 0.560, 0.550, 0.534, 0.537, 0.573, 0.486, 0.463, 0.449,
                       0.429, 0.415])
     run = with_evals(make_run(tmp_path, reward=reward).path, "pass_rate", 20, evals)
-    best = diagnose(run).best_checkpoint
+    d = diagnose(run)
+    best = d.best_checkpoint
     assert best.basis == "eval" and best.behind
     assert 100 <= best.best_step <= 140, best.reason
+    # The sheet says which evaluation was passed over and why, so a reader does not pick it back up.
+    assert best.passed_over == [200]
+    assert "passed over: the evaluation at step 200" in summarize(JudgeRequest(run=run, diagnostics=d))
 
 
 def test_the_last_good_evaluation_before_a_collapse_keeps_its_place(tmp_path):

@@ -210,7 +210,8 @@ def _local_medians(levels: np.ndarray, eligible: np.ndarray) -> np.ndarray:
     padded = np.concatenate(([np.nan], kept, [np.nan]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an ineligible evaluation flanked by two others
-        return np.nanmedian(np.stack([padded[:-2], padded[1:-1], padded[2:]]), axis=0)
+        medians: np.ndarray = np.nanmedian(np.stack([padded[:-2], padded[1:-1], padded[2:]]), axis=0)
+    return medians
 
 
 def _eval_rose_through(curve: _Curve, breakage_step: int) -> bool:
@@ -262,13 +263,16 @@ def best_checkpoint(
     top = int(np.argmax(levels))
     best_level = float(curve.levels[top])
     as_good = eligible & (curve.levels >= best_level - curve.band)
+    lucky = np.zeros(len(curve.levels), dtype=bool)
     if basis == "eval":
         # One lucky evaluation on a slow slide can land within the band of the best; its neighbours give it away.
         local = _local_medians(curve.levels, eligible)
         held = eligible & (local >= float(np.max(np.where(eligible, local, -np.inf))) - curve.band)
         if (as_good & held).any():
+            lucky = as_good & ~held
             as_good &= held
     newest = int(np.flatnonzero(as_good)[-1])
+    passed_over = [int(step) for step in curve.steps[lucky & (np.arange(len(lucky)) > newest)]]
     best_step = int(curve.steps[newest])
     sign = -1.0 if basis == "eval" and eval_metric in LOWER_IS_BETTER else 1.0
     decline = (best_level - curve.now) / math.hypot(curve.level_error, curve.now_error)
@@ -288,11 +292,12 @@ def best_checkpoint(
     last = ctx.run.last_step or best_step
     behind = behind or (breakage_step is not None and best_step < last)
     what = _describe(metric, basis, curve, best_level, int(curve.steps[top]), best_step, breakage_step, breakage,
-                     sign)
+                     sign, passed_over)
     out = BestCheckpoint(
         basis=basis, metric=metric, best_step=best_step, level=sign * float(curve.levels[newest]),
         best_level=sign * best_level, best_level_step=int(curve.steps[top]), now_level=sign * curve.now,
         band=curve.band, band_kind=curve.band_kind, eval_set_size=curve.set_size, smoothed=curve.smoothed,
+        passed_over=passed_over,
         behind=bool(behind),
         decline_t=float(decline),
         breakage_step=breakage_step, breakage=breakage, breakage_overruled=overruled, save_steps=ctx.facts.save_steps,
@@ -303,7 +308,7 @@ def best_checkpoint(
 
 def _describe(
     metric: str, basis: str, curve: _Curve, best_level: float, best_level_step: int, best_step: int,
-    breakage_step: int | None, breakage: str | None, sign: float,
+    breakage_step: int | None, breakage: str | None, sign: float, passed_over: list[int],
 ) -> str:
     if basis == "eval":
         within = {"sampling_error": f"one sampling error (a pass rate on {curve.set_size} problems, read off the "
@@ -316,6 +321,10 @@ def _describe(
                 f"within {within} ({num(curve.band)}) of that is step {best_step}")
         if best_step == best_level_step:
             text = f"{metric} was best at {num(sign * best_level)} at step {best_step}"
+        if passed_over:
+            steps = ", ".join(str(step) for step in passed_over)
+            text += (f" (the evaluation{'s' if len(passed_over) > 1 else ''} at step {steps} scored within it too, but "
+                     "not with the evaluations either side: a lucky draw on the way down)")
     else:
         text = (f"{metric} (smoothed: stretch means) was best at {num(best_level)} around step {best_level_step}; the "
                 f"newest stretch within one standard error ({num(curve.band)}) of that is centred on step {best_step}")

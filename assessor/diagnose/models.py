@@ -377,6 +377,9 @@ class BestCheckpoint(_Model):
     eval_set_size: int | None = Field(
         None, description="Problems in the eval set, read off the scores, when `band` is their sampling error.")
     smoothed: bool = Field(False, description="Levels are stretch means (reward), not single evaluations.")
+    passed_over: list[int] = Field(
+        default_factory=list, description="Steps of later evaluations within `band` of the best on their own but "
+        "not with their neighbours (the median of the three): lucky draws on a slide, not targets.")
     behind: bool = Field(False, description="Now is worse than the best point by more than noise.")
     decline_t: float | None = Field(None, description="(best level - now) in standard errors of the difference.")
     breakage_step: int | None = Field(None, description="First step of a broken stretch, when one was found.")
