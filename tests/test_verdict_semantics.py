@@ -1043,3 +1043,27 @@ def test_a_climb_the_noise_could_have_drawn_is_not_convergence(tmp_path):
     run = make_run(tmp_path, reward=reward)
     assert "reward_converged" not in {f.kind for f in diagnose(run).findings}
     assert verdict(run).decision == "continue"
+
+
+def test_a_divergence_is_dated_from_the_gradient_climb_that_led_into_it(tmp_path):
+    # Gradient norm ~0.25 until step 180, then doubling every ~8 steps to 6 at step 219, NaN from 220 on.
+    g = 0.25 + ar1(63, N, 0.3, 0.03)
+    g[180:220] = 0.25 * 2 ** ((STEPS[180:220] - 180) / 8.5)
+    loss = 0.05 + ar1(64, N, 0.3, 0.01)
+    g[219:], loss[219:] = np.nan, np.nan
+    reward = 0.3 + 0.3 * np.clip(STEPS / 200, 0, 1) + ar1(65, N, 0.3, 0.01)
+    reward[219:] = np.nan
+    run = with_evals(make_run(tmp_path, reward=reward, grad_norm=g, loss=loss, checkpoints=(100, 150, 200)).path,
+                     "pass_rate", 50, np.array([0.30, 0.40, 0.45, 0.47]))
+    d = diagnose(run)
+    climb = only_kind(d.findings, "grad_norm_run_up")
+    assert 185 <= climb.steps[0] <= 200, climb.observation
+    best = d.best_checkpoint
+    assert best.breakage_step == climb.steps[0] and best.best_step == 150
+    v = verdict(run)
+    assert v.decision == "rollback" and v.rollback_step == 150
+
+
+def only_kind(findings, kind):
+    (found,) = [f for f in findings if f.kind == kind]
+    return found

@@ -6,6 +6,8 @@ away is a regime change; NaN or inf in the loss or gradient norm is a numerical 
 
 from __future__ import annotations
 
+import numpy as np
+
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import ChangePoint, Finding, InstabilityDiagnosis, Severity, Spike
 from assessor.diagnose.robust import MAX_SPIKES
@@ -63,8 +65,50 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
         findings.append(finding(
             metric, "nonfinite", severity, f"{metric} was NaN/inf at {len(steps)} logged steps ({shown}){tail}",
             steps[:6]))
+    diverged = [f.steps[0] for f in findings if f.kind == "nonfinite" and f.severity == "critical" and f.steps]
+    if diverged:
+        findings.extend(_run_up(ctx, min(diverged)))
     out.findings = findings
     return out
+
+
+RUN_UP_FROM = 2.0  # the gradient norm above twice its usual level, step after step, is the climb under way
+RUN_UP_TO = 5.0  # and at least five times it by the last finite step: a climb, not a noisy patch
+RUN_UP_MIN_POINTS = 20
+
+
+def _run_up(ctx: Context, nan_from: int) -> list[Finding]:
+    """The gradient norm's climb into a divergence: where the run broke, before the first NaN.
+
+    Gradients seldom go from their usual size to NaN in one step; they grow for a while first (an exponential
+    run-up as the policy steps further each update). The weights saved during the climb are already suspect, so
+    the divergence is dated from where the gradient norm left its usual level for good (more than `RUN_UP_FROM`
+    times its median before, read as the median of each step and its neighbours, so one quiet step inside the
+    climb does not end it), when it reached `RUN_UP_TO` times that median before the NaN.
+    """
+    if not ctx.run.has("grad_norm"):
+        return []
+    series = ctx.run.series("grad_norm")
+    steps, values = series.index.to_numpy(), series.to_numpy()
+    keep = steps < nan_from
+    steps, values = steps[keep], values[keep]
+    if len(values) < RUN_UP_MIN_POINTS:
+        return []
+    usual = float(np.median(values[: int(len(values) * 0.8)]))
+    if usual <= 0 or values[-1] < RUN_UP_TO * usual:
+        return []
+    padded = np.concatenate(([values[0]], values, [values[-1]]))
+    local = np.median(np.stack([padded[:-2], padded[1:-1], padded[2:]]), axis=0)
+    below = np.flatnonzero(local < RUN_UP_FROM * usual)
+    start = int(below[-1]) + 1 if len(below) else 0
+    if start >= len(values) - 1 or start == 0:
+        return []  # a climb of one step, or one that began with the log: nothing earlier to date it by
+    return [finding(
+        "grad_norm", "grad_norm_run_up", "warning",
+        f"grad_norm climbed from about {num(usual)} to {num(float(values[-1]))} "
+        f"({values[-1] / usual:.0f}x) over steps {int(steps[start])}-{int(steps[-1])}, before the first NaN at step "
+        f"{nan_from}: the divergence began with that climb, and weights saved during it are suspect",
+        [int(steps[start]), int(steps[-1])])]
 
 
 def skipped_since(run: Run) -> int | None:

@@ -612,7 +612,7 @@ def _causes(d: Diagnostics) -> str:
     kinds = {_kind(f) for f in d.findings if f.severity in ("warning", "critical")}
     out = []
     if kinds & {"entropy_blow_up", "entropy_lurch", "kl_jump", "loss_magnitude_blow_up", "loss_discontinuity",
-                "grad_norm_regime_change"}:
+                "grad_norm_regime_change", "grad_norm_run_up"}:
         out.append("lower the learning rate or tighten ratio clipping (the policy is taking steps too large)")
     if "kl_up_reward_down" in kinds or "kl_unbounded" in kinds:
         out.append("raise the KL penalty (beta) or lower the learning rate")
