@@ -1067,3 +1067,24 @@ def test_a_divergence_is_dated_from_the_gradient_climb_that_led_into_it(tmp_path
 def only_kind(findings, kind):
     (found,) = [f for f in findings if f.kind == kind]
     return found
+
+
+def test_a_preference_runs_target_is_no_later_than_its_held_out_loss_was_good(tmp_path):
+    # DPO overfitting: held-out loss lowest at step 140 and rising steeply after; held-out accuracy, coarser, tops
+    # out at 160 and stays within its noise until ~220. The loss shows the overfitting first.
+    margin = 0.3 + 3.0 * STEPS / N + ar1(66, N, 0.3, 0.05)
+    run_dir = make_run(tmp_path, rewards__margins=margin, rewards__accuracies=np.clip(0.55 + 0.4 * STEPS / N, 0, 1),
+                       loss=0.6 - 0.5 * STEPS / N + ar1(67, N, 0.3, 0.01), checkpoints=(100, 120, 140, 160, 180, 200,
+                                                                                      220)).path
+    k = np.arange(1, 16)  # evaluations every 20 steps
+    eval_loss = np.where(k <= 7, 0.56 - 0.022 * k, 0.406 + 0.09 * (k - 7))
+    accuracy = np.array([0.60, 0.65, 0.69, 0.71, 0.715, 0.72, 0.722, 0.724, 0.718, 0.71, 0.70, 0.69, 0.678, 0.666,
+                         0.654])
+    with (run_dir / "log.jsonl").open("a", encoding="utf-8") as log:
+        for i, (lo, acc) in enumerate(zip(eval_loss, accuracy, strict=True), start=1):
+            log.write(f'{{"step": {i * 20}, "eval_loss": {lo}, "eval_rewards/accuracies": {acc}}}\n')
+    run = load_run(run_dir)
+    best = diagnose(run).best_checkpoint
+    assert best.basis == "eval" and best.loss_bound_step == 140, best.reason
+    v = verdict(run)
+    assert v.decision == "rollback" and v.rollback_step == 140

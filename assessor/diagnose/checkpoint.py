@@ -215,6 +215,28 @@ def _local_medians(levels: np.ndarray, eligible: np.ndarray) -> np.ndarray:
     return medians
 
 
+def _preference_loss_cap(ctx: Context, evaluation: EvalDiagnosis, eligible_before: int | None) -> int | None:
+    """In preference training, the newest evaluation still as good as the best on the held-out loss, once it rose.
+
+    The held-out preference loss and accuracy are read on the same pairs; the loss is the finer of the two (one
+    number per pair, not a 0/1 per pair), so it shows overfitting several evaluations before the accuracy leaves
+    its noise band, and it is what a trainer picks its best model by unless told otherwise. A target past the
+    loss's own newest good point is already overfitting. None unless the held-out loss declined (rose) itself.
+    """
+    if not any(f.kind == "eval_declining" and f.signal == "eval/loss" for f in evaluation.findings):
+        return None
+    if "loss" not in ctx.run.metric_names("eval"):
+        return None
+    curve = _eval_curve(ctx, evaluation, "loss")
+    if curve is None:
+        return None
+    eligible = curve.steps < eligible_before if eligible_before is not None else np.ones(len(curve.steps), bool)
+    if not eligible.any():
+        return None
+    best = float(np.max(np.where(eligible, curve.levels, -np.inf)))
+    return int(curve.steps[np.flatnonzero(eligible & (curve.levels >= best - curve.band))[-1]])
+
+
 def _eval_rose_through(curve: _Curve, breakage_step: int) -> bool:
     """The held-out eval's best after the breakage's onset tops its best before by more than its noise band."""
     before, after = curve.levels[curve.steps < breakage_step], curve.levels[curve.steps >= breakage_step]
@@ -272,6 +294,12 @@ def best_checkpoint(
         if (as_good & held).any():
             lucky = as_good & ~held
             as_good &= held
+    bound = None
+    if basis == "eval" and eval_metric != "loss":
+        cap = _preference_loss_cap(ctx, evaluation, eligible_before=breakage_step)
+        if cap is not None and (as_good & (curve.steps <= cap)).any() and (as_good & (curve.steps > cap)).any():
+            as_good &= curve.steps <= cap
+            bound = cap
     newest = int(np.flatnonzero(as_good)[-1])
     passed_over = [int(step) for step in curve.steps[lucky & (np.arange(len(lucky)) > newest)]]
     best_step = int(curve.steps[newest])
@@ -294,11 +322,14 @@ def best_checkpoint(
     behind = behind or (breakage_step is not None and best_step < last)
     what = _describe(metric, basis, curve, best_level, int(curve.steps[top]), best_step, breakage_step, breakage,
                      sign, passed_over)
+    if bound is not None:
+        what += (f"; no later than step {bound}, the newest evaluation as good as the best on the held-out loss, "
+                 "which has risen since (it shows overfitting before the accuracy does)")
     out = BestCheckpoint(
         basis=basis, metric=metric, best_step=best_step, level=sign * float(curve.levels[newest]),
         best_level=sign * best_level, best_level_step=int(curve.steps[top]), now_level=sign * curve.now,
         band=curve.band, band_kind=curve.band_kind, eval_set_size=curve.set_size, smoothed=curve.smoothed,
-        passed_over=passed_over,
+        passed_over=passed_over, loss_bound_step=bound,
         behind=bool(behind),
         decline_t=float(decline),
         breakage_step=breakage_step, breakage=breakage, breakage_overruled=overruled, save_steps=ctx.facts.save_steps,

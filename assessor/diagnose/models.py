@@ -380,6 +380,9 @@ class BestCheckpoint(_Model):
     passed_over: list[int] = Field(
         default_factory=list, description="Steps of later evaluations within `band` of the best on their own but "
         "not with their neighbours (the median of the three): lucky draws on a slide, not targets.")
+    loss_bound_step: int | None = Field(
+        None, description="Preference training: the newest evaluation still as good as the best on the held-out "
+        "loss, which rose since; the best point is no later than this (the loss shows overfitting first).")
     behind: bool = Field(False, description="Now is worse than the best point by more than noise.")
     decline_t: float | None = Field(None, description="(best level - now) in standard errors of the difference.")
     breakage_step: int | None = Field(None, description="First step of a broken stretch, when one was found.")
