@@ -1088,3 +1088,14 @@ def test_a_preference_runs_target_is_no_later_than_its_held_out_loss_was_good(tm
     assert best.basis == "eval" and best.loss_bound_step == 140, best.reason
     v = verdict(run)
     assert v.decision == "rollback" and v.rollback_step == 140
+
+
+def test_an_entropy_collapse_is_dated_from_where_it_collapsed_not_from_the_gentle_decline_before(tmp_path):
+    # Entropy eases from 0.68 to 0.5 over 250 steps (a policy learning), then falls by a factor of 25 in 100 steps.
+    n = 420
+    steps = np.arange(1, n + 1)
+    entropy = np.where(steps <= 250, 0.68 - 0.18 * steps / 250, 0.5 * np.exp(-(steps - 250) / 31))
+    entropy = np.maximum(entropy, 0.015) * (1 + ar1(68, n, 0.3, 0.02))
+    run = make_run(tmp_path, entropy=entropy, reward=0.3 + 0.3 * np.clip(steps / 250, 0, 1) + ar1(69, n, 0.3, 0.01))
+    collapse = only_kind(diagnose(run).findings, "entropy_collapse")
+    assert collapse.severity == "warning" and 240 <= collapse.steps[0] <= 270, collapse.observation

@@ -167,9 +167,15 @@ def _decline(reading: Reading) -> tuple[str, list[Finding]]:
     pct = f"{num(ratio * 100)}% of its start"
     if ratio <= COLLAPSE_GONE or (ratio <= COLLAPSE_FAST and fast):
         severity: Severity = "warning" if ratio <= COLLAPSE_GONE else "watch"
+        scale = ""
+        if ratio <= COLLAPSE_GONE and s.now > 0 and float(np.min(reading.series.smooth)) > 0:
+            # A collapse to a tenth or less is multiplicative (each update sharpens the distribution by a factor):
+            # read on a log scale, its span starts where the collapse did, not in the gentle decline before it.
+            onset, end = _fall_span(reading, log=True)
+            scale = " (read on a log scale)"
         return "collapse", [finding(
             "entropy", "entropy_collapse", severity,
-            f"Entropy collapsed from {num(s.start)} to {num(s.now)} ({pct}), most of the fall over steps "
+            f"Entropy collapsed from {num(s.start)} to {num(s.now)} ({pct}), most of the fall{scale} over steps "
             f"{onset}-{end}: the sampling distribution is close to deterministic, so groups stop exploring and "
             f"completions converge to one answer.",
             [onset, end],
@@ -191,14 +197,20 @@ def _decline(reading: Reading) -> tuple[str, list[Finding]]:
 
 
 
-def _fall_span(reading: Reading) -> tuple[int, int]:
-    """Steps between which the smoothed curve covers most (10% to 90%) of its fall from start to now."""
+def _fall_span(reading: Reading, log: bool = False) -> tuple[int, int]:
+    """Steps between which the smoothed curve covers most (10% to 90%) of its fall from start to now.
+
+    `log`: the fall measured on a log scale (all levels must be positive).
+    """
     s = reading.summary
     smooth, steps = reading.series.smooth, reading.series.red_steps
-    drop = s.start - s.now
-    reached = np.flatnonzero(smooth <= s.now + 0.1 * drop)
+    start, now = s.start, s.now
+    if log:
+        smooth, start, now = np.log(smooth), math.log(start), math.log(now)
+    drop = start - now
+    reached = np.flatnonzero(smooth <= now + 0.1 * drop)
     end_index = int(reached[0]) if len(reached) else int(np.argmin(smooth))
-    before = np.flatnonzero(smooth[:end_index + 1] >= s.start - 0.1 * drop)
+    before = np.flatnonzero(smooth[:end_index + 1] >= start - 0.1 * drop)
     start_index = int(before[-1]) if len(before) else 0
     return int(steps[start_index]), int(steps[end_index])
 
