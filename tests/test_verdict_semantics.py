@@ -1099,3 +1099,22 @@ def test_an_entropy_collapse_is_dated_from_where_it_collapsed_not_from_the_gentl
     run = make_run(tmp_path, entropy=entropy, reward=0.3 + 0.3 * np.clip(steps / 250, 0, 1) + ar1(69, n, 0.3, 0.01))
     collapse = only_kind(diagnose(run).findings, "entropy_collapse")
     assert collapse.severity == "warning" and 240 <= collapse.steps[0] <= 270, collapse.observation
+
+
+def test_a_top_evaluation_alone_above_its_neighbours_is_not_the_level_to_match(tmp_path):
+    # A plateau near 0.445 from step 240 to 340 (2,000-sample pass rates, sampling error 0.011) with one draw of
+    # 0.469 at 280, then a slide. Nothing else is within one sampling error of 0.469; the plateau's newest
+    # evaluation is the point as good as the best.
+    evals = np.array([0.203, 0.229, 0.251, 0.256, 0.292, 0.304, 0.332, 0.33, 0.349, 0.373, 0.408, 0.413, 0.441,
+                      0.433, 0.469, 0.436, 0.451, 0.444, 0.428, 0.43, 0.403, 0.409, 0.397, 0.384, 0.363, 0.371, 0.366])
+    counts = np.round(evals * 2000) / 2000  # pass rates on 2,000 problems, as the scores show
+    n = 520
+    steps = np.arange(1, n + 1)
+    reward = 0.3 + 0.2 * np.clip(steps / 300, 0, 1) + ar1(70, n, 0.3, 0.01)
+    run_dir = make_run(tmp_path, reward=reward).path
+    with (run_dir / "log.jsonl").open("a", encoding="utf-8") as log:
+        for k, value in enumerate(counts):
+            log.write(f'{{"step": {k * 20}, "eval_accuracy": {value}}}\n')
+    best = diagnose(load_run(run_dir)).best_checkpoint
+    assert best.best_level_median and best.best_step == 340, best.reason
+    assert "alone above the evaluations either side" in best.reason

@@ -287,6 +287,7 @@ def best_checkpoint(
     best_level = float(curve.levels[top])
     as_good = eligible & (curve.levels >= best_level - curve.band)
     lucky = np.zeros(len(curve.levels), dtype=bool)
+    lone_top = None
     if basis == "eval":
         # One lucky evaluation on a slow slide can land within the band of the best; its neighbours give it away.
         local = _local_medians(curve.levels, eligible)
@@ -294,6 +295,15 @@ def best_checkpoint(
         if (as_good & held).any():
             lucky = as_good & ~held
             as_good &= held
+        else:
+            # The top evaluation itself stands alone above its neighbours (a lucky draw): the best level is then the
+            # best median of three, and a point counts if it and its neighbourhood are within the band of that.
+            ranked = np.where(eligible, local, -np.inf)
+            ref = float(np.max(ranked))
+            both = held & (curve.levels >= ref - curve.band)
+            if both.any():
+                as_good, lone_top = both, (float(curve.levels[top]), int(curve.steps[top]))
+                top, best_level = int(np.argmax(ranked)), ref
     bound = None
     if basis == "eval" and eval_metric != "loss":
         cap = _preference_loss_cap(ctx, evaluation, eligible_before=breakage_step)
@@ -321,7 +331,7 @@ def best_checkpoint(
     last = ctx.run.last_step or best_step
     behind = behind or (breakage_step is not None and best_step < last)
     what = _describe(metric, basis, curve, best_level, int(curve.steps[top]), best_step, breakage_step, breakage,
-                     sign, passed_over)
+                     sign, passed_over, lone_top)
     if bound is not None:
         what += (f"; no later than step {bound}, the newest evaluation as good as the best on the held-out loss, "
                  "which has risen since (it shows overfitting before the accuracy does)")
@@ -329,7 +339,7 @@ def best_checkpoint(
         basis=basis, metric=metric, best_step=best_step, level=sign * float(curve.levels[newest]),
         best_level=sign * best_level, best_level_step=int(curve.steps[top]), now_level=sign * curve.now,
         band=curve.band, band_kind=curve.band_kind, eval_set_size=curve.set_size, smoothed=curve.smoothed,
-        passed_over=passed_over, loss_bound_step=bound,
+        passed_over=passed_over, loss_bound_step=bound, best_level_median=lone_top is not None,
         behind=bool(behind),
         decline_t=float(decline),
         breakage_step=breakage_step, breakage=breakage, breakage_overruled=overruled, save_steps=ctx.facts.save_steps,
@@ -341,6 +351,7 @@ def best_checkpoint(
 def _describe(
     metric: str, basis: str, curve: _Curve, best_level: float, best_level_step: int, best_step: int,
     breakage_step: int | None, breakage: str | None, sign: float, passed_over: list[int],
+    lone_top: tuple[float, int] | None = None,
 ) -> str:
     if basis == "eval":
         within = {"sampling_error": f"one sampling error (a pass rate on {curve.set_size} problems, read off the "
@@ -353,6 +364,11 @@ def _describe(
                 f"within {within} ({num(curve.band)}) of that is step {best_step}")
         if best_step == best_level_step:
             text = f"{metric} was best at {num(sign * best_level)} at step {best_step}"
+        if lone_top is not None:
+            text = (f"{metric} scored {num(sign * lone_top[0])} at step {lone_top[1]}, alone above the evaluations "
+                    f"either side; its best median of three consecutive evaluations is {num(sign * best_level)} "
+                    f"around step {best_level_step}, and the newest evaluation within {within} ({num(curve.band)}) "
+                    f"of that, with its neighbours, is step {best_step}")
         if passed_over:
             steps = ", ".join(str(step) for step in passed_over)
             text += (f" (the evaluation{'s' if len(passed_over) > 1 else ''} at step {steps} scored within it too, but "

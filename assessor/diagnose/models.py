@@ -380,6 +380,9 @@ class BestCheckpoint(_Model):
     passed_over: list[int] = Field(
         default_factory=list, description="Steps of later evaluations within `band` of the best on their own but "
         "not with their neighbours (the median of the three): lucky draws on a slide, not targets.")
+    best_level_median: bool = Field(
+        False, description="`best_level` is the best median of three consecutive evaluations: the top evaluation "
+        "stood alone above its neighbours (a lucky draw), so it is not the level to be within noise of.")
     loss_bound_step: int | None = Field(
         None, description="Preference training: the newest evaluation still as good as the best on the held-out "
         "loss, which rose since; the best point is no later than this (the loss shows overfitting first).")
