@@ -1118,3 +1118,17 @@ def test_a_top_evaluation_alone_above_its_neighbours_is_not_the_level_to_match(t
     best = diagnose(load_run(run_dir)).best_checkpoint
     assert best.best_level_median and best.best_step == 340, best.reason
     assert "alone above the evaluations either side" in best.reason
+
+
+def test_a_resume_that_loaded_the_base_model_is_a_policy_reset(tmp_path):
+    # Reward 0.6 and KL 0.08 by step 200; the resume at 200 restored the step count but not the weights: reward is
+    # back at 0.25 and KL near 0 in one update, and the run relearns slowly from there.
+    reward = np.where(STEPS < 200, 0.25 + 0.35 * np.clip(STEPS / 150, 0, 1), 0.25 + 0.1 * (STEPS - 200) / 100)
+    kl = np.where(STEPS < 200, 0.08 * np.clip(STEPS / 150, 0, 1) + 0.002, 0.004 + 0.01 * (STEPS - 200) / 100)
+    run = make_run(tmp_path, reward=reward + ar1(71, N, 0.3, 0.02), kl=kl * (1 + ar1(72, N, 0.3, 0.05)))
+    d = diagnose(run)
+    reset = only_kind(d.findings, "policy_reset")
+    assert reset.steps[0] in (200, 201)  # the first step logged on the base weights, within a step's noise
+    assert d.best_checkpoint.breakage_step == reset.steps[0]
+    v = verdict(run)
+    assert v.decision == "rollback" and (v.rollback_step or 0) < 200

@@ -22,7 +22,7 @@ from assessor.diagnose.length import diagnose_length
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS, diagnose_loss
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, RunHeader
 from assessor.diagnose.overoptimization import diagnose_overoptimization
-from assessor.diagnose.rescale import from_rescale, rescale_finding, reward_rescale
+from assessor.diagnose.rescale import from_rescale, policy_reset, rescale_finding, reward_rescale
 from assessor.diagnose.reward import diagnose_reward
 from assessor.diagnose.run_state import run_state
 from assessor.run import Run
@@ -74,6 +74,9 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
         findings.extend(gpu.findings)
     if rescale is not None:
         findings.append(rescale_finding(rescale))
+    reset = policy_reset(run)
+    if reset is not None:
+        findings.append(reset)
     findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.steps[0] if f.steps else 0))
     checkpoint = best_checkpoint(ctx, reward, evaluation, components, findings, learning_signal)
     facts = run.facts

@@ -61,6 +61,7 @@ BREAKAGE_KINDS: dict[str, tuple[str, float]] = {
     "loss_discontinuity": ("the loss jumped", 0.5),
     "nonfinite": ("training diverged to NaN/inf", 2.0),
     "grad_norm_run_up": ("the gradient norm climbed into a divergence", 1.0),
+    "policy_reset": ("the policy was reset to its reference (weights lost)", 2.0),
     "reward_hacking": ("reward started to be bought at the task's expense", 2.0),
     "chosen_logps_collapse": ("the chosen completions' likelihood collapsed", 2.0),
 }

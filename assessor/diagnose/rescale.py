@@ -6,6 +6,8 @@ The policy itself cannot change that much in one update without its own measures
 reference, entropy, completion length and the gradient norm run on unbroken. So a step of the reward with every
 such witness unbroken is a new ruler, and comparing levels across it (a "peak" before, a "decline" after) reads
 the ruler, not the model. A collapse in one update comes with a lurch in those measures; it is not read as this.
+One such lurch has a name of its own (`policy_reset`): KL to the reference dropping to a fraction of itself with the
+reward, the trained weights lost at a resume.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ ABRUPT_SHARE = 0.7  # of the step made between two neighbouring logged points
 WITNESS_NOISE = 3.0  # a witness moving less than this many of its noise units across the step is unbroken
 WITNESS_RATIO = 1.5  # ... and by less than half again (or a third less)
 MIN_SEGMENT = 12  # logged reward points after the step needed to read the reward on its own
+RESET_KL_FACTOR = 5.0  # KL to the reference dropping to under a fifth in one update: the policy is back at it
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,13 @@ def _either_side(run: Run, metric: str, step: int, k: int) -> tuple[float, float
 
 def _unbroken(run: Run, step: int, k: int) -> list[str] | None:
     """The witnesses logged around `step` that run on unbroken across it; None when one of them broke there."""
-    unbroken = []
+    unbroken, broken = _witnesses(run, step, k)
+    return None if broken else unbroken
+
+
+def _witnesses(run: Run, step: int, k: int) -> tuple[list[str], list[tuple[str, float, float]]]:
+    """The witnesses logged around `step` that ran on unbroken, and those that broke there (with their levels)."""
+    unbroken, broken = [], []
     for metric in WITNESSES:
         around = _either_side(run, metric, step, k)
         if around is None:
@@ -111,9 +120,10 @@ def _unbroken(run: Run, step: int, k: int) -> list[str] | None:
         moved = abs(b - a) / noise if noise > 0 else (0.0 if a == b else np.inf)
         ratio = max(abs(a), abs(b)) / max(min(abs(a), abs(b)), 1e-12)
         if moved >= WITNESS_NOISE and ratio >= WITNESS_RATIO:
-            return None
-        unbroken.append(metric)
-    return unbroken
+            broken.append((metric, a, b))
+        else:
+            unbroken.append(metric)
+    return unbroken, broken
 
 
 def _stepped_rewards(run: Run, step: int, k: int) -> list[str]:
@@ -163,3 +173,39 @@ def rescale_finding(rescale: Rescale) -> Finding:
         f"in one update while {', '.join(rescale.witnesses)} ran on unbroken: the reward's scale changed (a reward "
         "model swapped or refreshed, normalisation switched on at a resume), not the model, so it is read from step "
         f"{rescale.step} on; check what changed there", [rescale.step])
+
+
+def policy_reset(run: Run) -> Finding | None:
+    """The reward falling to a new level in one update while KL to the reference drops to a fraction of itself.
+
+    The other half of `reward_rescale`'s test: the same one-update step down, but with the policy's distance from
+    its reference collapsing at the same step (to under a `RESET_KL_FACTOR`th). Training only ever moves a policy
+    away from its reference gradually; one that is suddenly back at it lost its weights (a resume that restored
+    the optimizer and step count but loaded the base model). The weights from before the step are the ones to
+    keep, however fast the run relearns.
+    """
+    if not run.has("reward_mean") or not run.has("kl"):
+        return None
+    series = run.series("reward_mean")
+    steps, values = series.index.to_numpy(), series.to_numpy()
+    n = len(values)
+    k = max(5, min(20, n // 20))
+    if n < 2 * k + MIN_SEGMENT:
+        return None
+    noise = max(robust.noise_level(values)[0], robust.noise_floor(values))
+    if noise <= 0:
+        return None
+    for i in _level_steps(values, k, noise):
+        step = int(steps[i])
+        _, broken = _witnesses(run, step, k)
+        kl = next(((a, b) for metric, a, b in broken if metric == "kl"), None)
+        if kl is None or not (kl[0] > 0 and kl[1] * RESET_KL_FACTOR <= kl[0]):
+            continue
+        before, after = float(np.median(values[i - k:i])), float(np.median(values[i:i + k]))
+        return finding(
+            "reward_mean", "policy_reset", "warning",
+            f"reward_mean fell from about {num(before)} to {num(after)} in one update at step {step}, and KL to the "
+            f"reference fell from {num(kl[0])} to {num(kl[1])} with it: the policy is suddenly back near its "
+            "reference, so its trained weights were lost there (a resume that loaded the base model); the weights "
+            "from before that step are the ones to keep", [step])
+    return None
