@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -122,3 +124,16 @@ def test_a_few_flat_points_after_a_bend_are_not_a_plateau():
     short = np.where(steps < 12, 0.2 + 0.3 * steps / 12, 0.5) + ar1(35, 30, 0.3, 0.02)
     bend = robust.level_off(prepared(short))
     assert bend is None or not bend.stopped()
+
+
+def test_consecutive_level_shifts_chain():
+    # Up from 0 to 4 at 100, down to 1 at 200, up to 6 at 300: each shift's level before is the level after the
+    # one before it (a reader can follow the curve through them), close to the true plateaus.
+    n = 400
+    steps = np.arange(n)
+    levels = np.select([steps < 100, steps < 200, steps < 300], [0.0, 4.0, 1.0], 6.0)
+    found = robust.change_points(prepared(levels + ar1(5, n, 0.3)))
+    assert len(found) == 3
+    for (_, _, after), (_, before, _) in itertools.pairwise(found):
+        assert after == before
+    assert [round(level) for level in (found[0][1], found[0][2], found[1][2], found[2][2])] == [0, 4, 1, 6]

@@ -392,7 +392,13 @@ def change_points(
         if abs(jump) >= min_jump_noise * noise and t_stat >= min_t:
             found.append((k, float(np.median(left)), float(np.median(right))))
             segments.extend([(lo, k), (k, hi)])
-    return sorted(found)
+    # Each shift's levels are the medians of the final segments either side of it (from the shift before it to the
+    # one after), so consecutive shifts chain: one's level after is the next one's level before. (The sides of
+    # the split that found it can span other shifts, found later inside them.)
+    cuts = sorted(k for k, _, _ in found)
+    bounds = [0, *cuts, n]
+    return [(k, float(np.median(values[bounds[i]:k])), float(np.median(values[k:bounds[i + 2]])))
+            for i, k in enumerate(cuts)]
 
 
 def _best_split(values: np.ndarray, min_segment: int) -> tuple[int, float] | None:
