@@ -16,8 +16,10 @@ from assessor import load_run
 from assessor.diagnose import diagnose
 from assessor.diagnose import models as m
 from assessor.plots import dashboard_figure, gpu_figure, kl_reward_figure, render_plots
+from assessor.plots._common import mark_spikes
 from assessor.plots.dashboard import sheet_levels
 from assessor.plots.style import (
+    COLORS,
     DASHBOARD_PX,
     GPU_NO_TELEMETRY_PX,
     GPU_PX,
@@ -333,3 +335,14 @@ def test_gpu_figure_is_titled_by_what_it_holds(tmp_path):
     assert figure_title(gpu_figure(verl, diagnose(verl))) == "Time per phase, step time and GPU memory"
     trl = load_run(EXAMPLES / "trl-grpo-live")  # phase timings and an nvidia-smi log
     assert figure_title(gpu_figure(trl, diagnose(trl))) == "Time per phase, step time and GPU telemetry"
+
+
+def test_a_spike_beyond_the_scale_is_a_red_triangle_at_the_edge_not_a_grey_one():
+    ax = Figure().subplots()
+    ax.plot(range(100), [0.3] * 100)
+    ax.set_ylim(0.0, 1.0)  # as robust_ylim sets it: the largest spike is off this scale
+    mark_spikes(ax, [m.Spike(step=40, value=6.0, level=0.3, size_noise=50.0, kind="outlier"),
+                     m.Spike(step=70, value=0.9, level=0.3, size_noise=9.0, kind="outlier")])
+    drawn = {line.get_marker(): (list(line.get_xdata()), line.get_color()) for line in ax.lines[1:]}
+    assert drawn["x"] == ([70], COLORS["spike"])
+    assert drawn["^"] == ([40], COLORS["spike"])

@@ -125,12 +125,24 @@ def mark_change_points(ax: Axes, summary: SignalSummary | None) -> None:
 
 
 def mark_spikes(ax: Axes, spikes: list[Spike]) -> None:
-    """The largest isolated spikes, as small red crosses on the raw value."""
+    """The largest isolated spikes, as small red crosses on the raw value.
+
+    A spike beyond a scale `robust_ylim` set is drawn as a red triangle at that edge, over the grey off-scale
+    marker: the largest spikes are the ones most likely to be off the scale, and they are still spikes.
+    """
     if not spikes:
         return
     spikes = sorted(spikes, key=lambda s: -s.size_noise)[:MAX_SPIKES]
-    ax.plot([s.step for s in spikes], [s.value for s in spikes], "x", color=COLORS["spike"], markersize=5,
+    bottom, top = ax.get_ylim() if not ax.get_autoscaley_on() else (-math.inf, math.inf)
+    shown = [s for s in spikes if bottom <= s.value <= top]
+    ax.plot([s.step for s in shown], [s.value for s in shown], "x", color=COLORS["spike"], markersize=5,
             markeredgewidth=1.4, zorder=5)
+    transform = ax.get_xaxis_transform()
+    for edge, marker, position in ((top, "^", 0.97), (bottom, "v", 0.03)):
+        off = [s.step for s in spikes if (s.value > edge if marker == "^" else s.value < edge)]
+        if off:
+            ax.plot(off, [position] * len(off), marker, color=COLORS["spike"], markersize=6, transform=transform,
+                    zorder=7)
 
 
 def mark_nonfinite(ax: Axes, steps: list[int]) -> None:

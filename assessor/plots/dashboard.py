@@ -479,7 +479,7 @@ def dashboard_figure(run: Run, diagnostics: Diagnostics, rollback_step: int | No
         title, subtitle = _header(data, rollback)
         fig.text(0.012, 0.972, title, fontsize=15, fontweight="bold", ha="left", va="center")
         fig.text(0.012, 0.938, subtitle, fontsize=10, color="#555555", ha="left", va="center")
-        key = "faint: raw points · bold: smoothed · ▼ change point · red ×: spike · grey ▲▼ at an edge: off-scale"
+        key = "faint: raw points · bold: smoothed · ▼ change point · red × (▲▼ at an edge): spike · grey ▲▼: off-scale"
         if rollback is not None:
             key += " · green dashed: rollback target"
         if len(run.nonfinite):
