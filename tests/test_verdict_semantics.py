@@ -1132,3 +1132,14 @@ def test_a_resume_that_loaded_the_base_model_is_a_policy_reset(tmp_path):
     assert d.best_checkpoint.breakage_step == reset.steps[0]
     v = verdict(run)
     assert v.decision == "rollback" and (v.rollback_step or 0) < 200
+
+
+def test_the_learning_rate_is_quoted_as_logged_not_smoothed(tmp_path):
+    # A linear decay to exactly 0 on the last step: the sheet's "now" for lr is that 0, matching the run state
+    # ("decayed to 0"), not a smoothed 1e-8 of the last few values.
+    lr = 1e-6 * (1 - STEPS / N)
+    run = make_run(tmp_path, reward=0.3 + 0.2 * np.clip(STEPS / 200, 0, 1) + ar1(73, N, 0.3, 0.01), learning_rate=lr)
+    d = diagnose(run)
+    assert d.run.state == "finished"
+    row = d.signals["lr"]
+    assert row.now == 0.0 and row.start == lr[0] and row.peak == lr[0] and row.trough == 0.0

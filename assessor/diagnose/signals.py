@@ -66,6 +66,9 @@ def first_rise(
                  if step > start and before > base and after >= factor * before), None)
 
 
+SCHEDULE_METRICS = frozenset({"lr"})  # set by the trainer, not measured: read as logged
+
+
 @dataclass(frozen=True)
 class Reading:
     """A prepared curve and its summary."""
@@ -99,9 +102,11 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
         peak_index, trough_index = int(np.argmax(smooth)), int(np.argmin(smooth))
         peak, trough = max(float(smooth[peak_index]), now, start), min(float(smooth[trough_index]), now, start)
         peak_step, trough_step = int(red_steps[peak_index]), int(red_steps[trough_index])
-    if split == "eval":
+    if split == "eval" or metric in SCHEDULE_METRICS:
         # Each evaluation is its own measurement of one checkpoint (the first often of the model before any
-        # training): start, peak, trough and now are evaluations, never a smoothed blend of several.
+        # training): start, peak, trough and now are evaluations, never a smoothed blend of several. A schedule
+        # (the learning rate) is set, not measured: its logged values are exact, and a smoothed "now" of 1e-07
+        # beside a logged 0 would hide the end of the schedule.
         raw, raw_steps = series.values, series.steps
         start, now = float(raw[0]), float(raw[-1])
         peak_i, trough_i = int(np.argmax(raw)), int(np.argmin(raw))

@@ -32,6 +32,7 @@ from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.kl_reward import coefficient_scaled
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
 from assessor.diagnose.robust import MAX_SPIKES
+from assessor.diagnose.signals import SCHEDULE_METRICS
 from assessor.ingest.aliases import CANONICAL
 from assessor.judge.base import JudgeRequest
 from assessor.judge.untrusted import Scrubber, cut, label, neutralise, one_line, plain
@@ -70,7 +71,7 @@ RESTATED_FINDINGS = frozenset({"kl_not_measured", "loss_not_a_progress_signal"})
 # Held-out series that time the eval loop rather than measure the model.
 EVAL_LOOP_WORDS = ("runtime", "second")
 # Schedules, not measurements: their jumps and noise units mean nothing.
-SCHEDULE_SIGNALS = frozenset({"lr"})
+SCHEDULE_SIGNALS = SCHEDULE_METRICS
 
 
 
