@@ -1143,3 +1143,11 @@ def test_the_learning_rate_is_quoted_as_logged_not_smoothed(tmp_path):
     assert d.run.state == "finished"
     row = d.signals["lr"]
     assert row.now == 0.0 and row.start == lr[0] and row.peak == lr[0] and row.trough == 0.0
+
+
+def test_an_evaluation_just_below_the_peak_is_said_to_be_below_it_not_near_its_best(tmp_path):
+    reward = 0.3 + 0.2 * np.clip(STEPS / 200, 0, 1) + ar1(74, N, 0.3, 0.01)
+    evals = np.array([0.10, 0.14, 0.13, 0.18, 0.16, 0.21, 0.19, 0.23, 0.205])
+    run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 30, evals)
+    found = only_kind(diagnose(run).findings, "eval_at_best")
+    assert "below its peak" in found.observation and "near its best" not in found.observation

@@ -234,11 +234,20 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
             f"below the peak of the evaluation before it ({num(out.peak)} at step {out.peak_step}); one evaluation, so "
             "not yet a decline on its own: check that evaluation, and assess again after the next one",
             [peak_step, now_step]))
-    elif peak_index == len(values) - 1 or (evals_after_peak <= 1 and decline < 2.0):
+    elif peak_index == len(values) - 1:
         findings.append(finding(
             "eval", "eval_at_best", "info",
-            f"{label} is at or near its best ({num(out.now)} at step {out.now_step}; peak {num(out.peak)})",
-            [now_step]))
+            f"{label} is at its best ({num(out.now)} at step {out.now_step})", [now_step]))
+    elif evals_after_peak <= 1 and decline < 2.0:
+        # One evaluation after the peak: say how far below it is, in the noise the decline test uses, rather than
+        # "near its best" for an evaluation two noise units down.
+        below = (float(score[peak_index]) - float(score[-1])) / noise
+        where = f"{below:.1f}x its eval-to-eval noise of {num(noise)} below its peak" if below >= 0.05 else (
+            "level with its peak")
+        findings.append(finding(
+            "eval", "eval_at_best", "info",
+            f"{label} is {where} ({num(out.now)} at step {out.now_step}; peak {num(out.peak)} at step "
+            f"{out.peak_step}), one evaluation after it: too few to call a decline", [peak_step, now_step]))
     else:
         findings.append(finding(
             "eval", "eval_holding", "info",
