@@ -1151,3 +1151,62 @@ def test_an_evaluation_just_below_the_peak_is_said_to_be_below_it_not_near_its_b
     run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 30, evals)
     found = only_kind(diagnose(run).findings, "eval_at_best")
     assert "below its peak" in found.observation and "near its best" not in found.observation
+
+
+def test_a_gradient_norm_of_exactly_zero_on_every_step_with_differing_groups_is_weights_that_never_moved(tmp_path):
+    # LoRA under gradient checkpointing without inputs that require grad: grad_norm 0.0 at every log, the groups'
+    # rewards differ (reward_std ~0.35), the reward only samples one unchanging policy.
+    n = 30
+    reward = 0.36 + ar1(75, n, 0.2, 0.02)
+    run = make_run(tmp_path / "frozen", interval=10, reward=reward, reward_std=0.35 + ar1(76, n, 0.2, 0.01),
+                   grad_norm=np.zeros(n))
+    stopped = only_kind(diagnose(run).findings, "updates_stopped")
+    assert "exactly 0 on all 30 logged steps" in stopped.observation
+    assert verdict(run).decision == "stop"
+    # A logger that writes 0 for a norm it cannot read, on a run that learns: the reward rises, nothing is said.
+    rising = make_run(tmp_path / "learning", interval=10, reward=0.3 + 0.01 * np.arange(n) + ar1(77, n, 0.2, 0.01),
+                      reward_std=0.35 + ar1(78, n, 0.2, 0.01), grad_norm=np.zeros(n))
+    assert "updates_stopped" not in {f.kind for f in diagnose(rising).findings}
+
+
+def test_a_training_reward_near_zero_beside_a_held_out_pass_rate_near_a_half_is_no_learning_signal(tmp_path):
+    # The reward cannot read the answers (an extractor mismatch): ~1% on every training batch, while the same
+    # policy passes ~48% of 500 held-out problems.
+    reward = np.clip(0.012 + ar1(79, N, 0.2, 0.006), 0, 1)
+    evals = np.round((0.48 + ar1(80, 12, 0.0, 0.02)) * 500) / 500
+    run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 25, evals)
+    signal = only_kind(diagnose(run).findings, "no_learning_signal")
+    assert "held-out accuracy" in signal.observation
+    assert verdict(run).decision == "stop"
+
+
+def test_a_filters_pass_rate_is_not_a_task_measure(tmp_path):
+    # OpenRLHF's dynamic_filtering_pass_rate is the share of groups the filter kept; it falls as more groups come
+    # back all right, while the model improves. Not a task metric the reward is "bought" against.
+    reward = 0.3 + 0.3 * np.clip(STEPS / 250, 0, 1) + ar1(81, N, 0.3, 0.01)
+    kept = 0.75 - 0.15 * STEPS / N + ar1(82, N, 0.3, 0.01)
+    run = make_run(tmp_path, reward=reward, dynamic_filtering_pass_rate=kept)
+    assert "reward_hacking" not in {f.kind for f in diagnose(run).findings}
+    assert verdict(run).decision == "continue"
+
+
+def test_a_30_problem_benchmark_under_the_canonical_eval_name_does_not_outrank_a_500_problem_one(tmp_path):
+    # OpenRLHF's console logs eval_aime24_pass1 and eval_math500_pass1, and the first is read as the held-out reward.
+    # Its set size (30) shows in its scores, MATH-500's (500) in its own: the finer one says whether the model got
+    # better, and AIME's swing of two problems does not choose the best point.
+    reward = 0.3 + 0.3 * np.clip(STEPS / 250, 0, 1) + ar1(83, N, 0.3, 0.01)
+    aime = np.array([3, 3, 4, 3, 5, 7, 4, 3, 2, 3, 2, 3]) / 30
+    math500 = np.round((0.50 + 0.12 * np.arange(12) / 11) * 500) / 500
+    lines = []
+    for step in STEPS:
+        lines.append(f"✨ Global step {step}: {{'reward': {reward[step - 1]:.6f}, 'kl': {0.001 * step / N:.6g}, "
+                     f"'actor_lr': 1e-06, 'actor_grad_norm': 0.3}}")
+        if step % 25 == 0 and step // 25 <= 12:
+            k = step // 25 - 1
+            lines.append(f"Evaluation completed in 71.40 seconds, global_step {step}, eval_metrics: "
+                         f"{{'eval_aime24_pass1': {aime[k]:.6f}, 'eval_math500_pass1': {math500[k]}}}")
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = load_run(tmp_path)
+    d = diagnose(run)
+    assert d.eval.metric == "eval_math500_pass1", [c.metric for c in d.eval.curves]
+    assert verdict(run).decision == "continue"

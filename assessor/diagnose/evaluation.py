@@ -118,9 +118,20 @@ def quality_metrics(ctx: Context) -> list[str]:
 RESOLUTION_RATIO = 4.0  # a benchmark with this many times the problems of the preferred one goes first
 
 
-def _set_size(metric: str, values: np.ndarray) -> int | None:
-    found = eval_set_size(metric, values)
-    return found[1] if found else None
+def _set_size(metric: str, values: np.ndarray, any_name: bool = False) -> int | None:
+    """The eval set size read off the scores.
+
+    `any_name`: also for a metric whose name does not say it is a rate, and then only a size decimal rounding cannot
+    produce (30, 1319; not 500 or 2000, which scores rounded to a few decimals fit whatever they measure).
+    """
+    found = eval_set_size(metric, values, any_name=any_name)
+    if found is None or (any_name and not _is_rate_name(metric) and 10**6 % found[1] == 0):
+        return None
+    return found[1]
+
+
+def _is_rate_name(metric: str) -> bool:
+    return metric == "accuracy" or any(w in metric.lower() for w in _PROPORTION_WORDS)
 
 
 def _best_resolved_first(ctx: Context, metrics: list[str]) -> list[str]:
@@ -132,10 +143,12 @@ def _best_resolved_first(ctx: Context, metrics: list[str]) -> list[str]:
     the model got better or worse, and the small one is read beside it. Benchmarks of similar size keep their
     order (each task of a mix counts on its own).
     """
-    if len(metrics) < 2 or not _accuracy_like(metrics[0]):
+    if len(metrics) < 2:
         return metrics
-    sizes = {m: size for m in metrics if _accuracy_like(m)
-             and (size := _set_size(m, ctx.run.series(m, "eval").to_numpy())) is not None}
+    # A pass rate shows its set size in its scores whatever it is called (`eval_aime24_pass1` logged under the
+    # canonical `reward_mean`); a score that is no pass rate shows none and is not compared.
+    sizes = {m: size for m in metrics if (_accuracy_like(m) or _pass_rate_name(m) or m == "reward_mean")
+             and (size := _set_size(m, ctx.run.series(m, "eval").to_numpy(), any_name=True)) is not None}
     first = sizes.get(metrics[0])
     if first is None:
         return metrics
@@ -143,6 +156,11 @@ def _best_resolved_first(ctx: Context, metrics: list[str]) -> list[str]:
     if sizes[largest] < RESOLUTION_RATIO * first:
         return metrics
     return [largest] + [m for m in metrics if m != largest]
+
+
+def _pass_rate_name(metric: str) -> bool:
+    """A held-out pass rate by its name: `eval_math500_pass1`, `pass@1`, `pass_at_1`."""
+    return any(token.startswith("pass") for token in _tokens(metric))
 
 
 def _accuracy_like(metric: str) -> bool:
@@ -503,9 +521,12 @@ def _train_shift(ctx: Context, first: int, last: int) -> robust.LevelShift | Non
 _PROPORTION_WORDS = ("acc", "pass", "exact", "correct", "match", "solve", "success")
 
 
-def _as_rate(metric: str, values: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """A pass rate's finite scores as fractions, and the scale they were logged on (1 or 100); None if no rate."""
-    if metric != "accuracy" and not any(w in metric.lower() for w in _PROPORTION_WORDS):
+def _as_rate(metric: str, values: np.ndarray, any_name: bool = False) -> tuple[np.ndarray, float] | None:
+    """A pass rate's finite scores as fractions, and the scale they were logged on (1 or 100); None if no rate.
+
+    `any_name`: whatever the metric is called (the scores alone must show a set size).
+    """
+    if not any_name and metric != "accuracy" and not any(w in metric.lower() for w in _PROPORTION_WORDS):
         return None
     finite = values[np.isfinite(values)]
     if len(finite) < 3 or float(np.min(finite)) < 0:
@@ -540,7 +561,7 @@ def sampling_error(metric: str, values: np.ndarray) -> float | None:
     return found[0] if found else None
 
 
-def eval_set_size(metric: str, values: np.ndarray) -> tuple[float, int] | None:
+def eval_set_size(metric: str, values: np.ndarray, any_name: bool = False) -> tuple[float, int] | None:
     """`sampling_error`'s error and the set size N it was read from, or None.
 
     Pass rates on a fixed set of N problems are multiples of 1/N, so N can be read off the scores themselves
@@ -548,7 +569,7 @@ def eval_set_size(metric: str, values: np.ndarray) -> tuple[float, int] | None:
     far apart two checkpoints must score to differ, without the eval-to-eval noise a collapse inflates. None
     for scores that are not pass rates, or whose set size does not show (rounded or averaged values).
     """
-    rate = _as_rate(metric, values)
+    rate = _as_rate(metric, values, any_name=any_name)
     if rate is None:
         return None
     p, scale = rate

@@ -16,6 +16,7 @@ import pandas as pd
 from assessor.diagnose import robust
 from assessor.diagnose.components import PREFIX as COMPONENT_PREFIX
 from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.evaluation import eval_set_size, quality_metrics
 from assessor.diagnose.instability import skipped_since
 from assessor.diagnose.models import ConstantComponent, Finding, LearningSignalDiagnosis
 from assessor.diagnose.signals import Reading
@@ -154,6 +155,9 @@ def _updates_stopped(ctx: Context) -> Finding | None:
             f"{what} has been exactly 0 on every one of the last {zeros} logged steps (since step {step}, after being "
             f"positive before): the weights cannot change, so they are those of step {step}, and every step since "
             "spends compute for nothing", [step])
+    never = _never_a_gradient(ctx)
+    if never is not None:
+        return never
     skipped = skipped_since(ctx.run)
     if skipped is not None:
         return finding(
@@ -162,6 +166,34 @@ def _updates_stopped(ctx: Context) -> Finding | None:
             "finite: each update overflowed and was skipped (fp16 loss scaling), so the weights are those of step "
             f"{skipped}, and every step since spends compute for nothing", [skipped])
     return _lr_negligible(ctx)
+
+
+NEVER_A_GRADIENT_POINTS = 20  # logged steps, all with a gradient norm of exactly 0, before "never" can be said
+
+
+def _never_a_gradient(ctx: Context) -> Finding | None:
+    """A gradient norm of exactly 0 on every logged step while the groups do differ: no update ever happened.
+
+    With spread in the groups' rewards there are non-zero advantages, so a zero gradient on every step means the
+    gradient never reached the trainable weights (adapters under gradient checkpointing without inputs that require
+    grad, frozen parameters, an optimizer over the wrong ones). A logger that writes 0 for a norm it cannot read is
+    told apart by the policy itself: then the reward, entropy or KL still move.
+    """
+    grad = ctx.run.series("grad_norm").to_numpy()
+    if len(grad) < NEVER_A_GRADIENT_POINTS or np.any(grad != 0.0):
+        return None
+    spread = ctx.book.get("reward_std") or ctx.book.get("reward_group_std_mean")
+    if spread is None or not float(np.median(spread.series.values)) > 0.0:
+        return None  # no spread either: the learning-signal findings say why
+    first = int(ctx.run.series("grad_norm").index[0])
+    if _still_moving(ctx, first):
+        return None
+    return finding(
+        "grad_norm", "updates_stopped", "critical",
+        f"the gradient norm is exactly 0 on all {len(grad)} logged steps although the groups' rewards differ (non-zero "
+        "advantages): no gradient ever reached the trainable weights (e.g. adapters under gradient checkpointing "
+        "without inputs that require grad, or frozen parameters), so the weights are the initial ones and every "
+        "step spends compute for nothing", [first])
 
 
 LR_NEGLIGIBLE = 1e-9  # LLM RL fine-tuning runs at about 1e-7 to 1e-5; a hundredth of the smallest moves nothing
@@ -324,6 +356,9 @@ def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> F
             spread is not None and spread >= NO_SIGNAL_SHARE):
         reasons.append(f"the gradient was exactly zero on {zeros[0]:.0%} of the steps of the first half of the run "
                        f"and {zeros[1]:.0%} of the second")
+    held_out = _far_below_held_out(ctx, reward)
+    if held_out is not None and not rising and never_rose and not reasons:
+        reasons.append(held_out)
     floor = [c for c in out.constant_components if c.at_floor and c.share >= PINNED_SHARE]
     moving = [m for m in ctx.run.metric_names() if m.startswith(COMPONENT_PREFIX) and m.endswith("_mean")
               and m[len(COMPONENT_PREFIX):-len("_mean")] not in {c.name for c in out.constant_components}]
@@ -343,6 +378,35 @@ def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> F
         f"no learning signal over the run: {'; '.join(reasons)}{extra}. The policy has had nothing to learn from "
         "since the start, so more steps buy nothing: fix the reward or the data (parsing, answer format, task "
         "difficulty) first", [int(steps[0])])
+
+
+FAR_BELOW = 0.1  # a training pass rate under a tenth of the same policy's held-out pass rate
+
+
+def _far_below_held_out(ctx: Context, reward: Reading) -> str | None:
+    """A 0..1 training reward near zero all run while the same policy passes a real share of held-out problems.
+
+    The policy that solves half of the held-out set cannot be solving one training prompt in a hundred: either the
+    reward cannot read its answers (an answer extractor or format the completions do not match) or the training
+    prompts are far beyond it. Either way almost every group scores 0 alike and nothing is learnt. Needs a held-out
+    pass rate (its set size shows in its scores) and a training reward that stays inside 0..1.
+    """
+    values = reward.series.values
+    if float(np.min(values)) < 0.0 or float(np.max(values)) > 1.0:
+        return None
+    for metric in quality_metrics(ctx):
+        scores = ctx.run.series(metric, "eval").to_numpy()
+        if len(scores) < 3 or eval_set_size(metric, scores, any_name=True) is None:
+            continue
+        held = float(np.median(scores))
+        best = float(np.max(robust.window_means(values, robust.stretch_width(len(values)))))
+        if held > 0.0 and best < FAR_BELOW * held:
+            return (f"the training reward never rose above {num(best)} (its best stretch) while the same policy "
+                    f"passes {num(held)} of held-out {metric}: the reward cannot see the answers (an extractor or "
+                    "format mismatch) or the training prompts are far out of reach, so almost every group scores 0 "
+                    "alike")
+        return None
+    return None
 
 
 def _zero_halves(ctx: Context, metric: str) -> tuple[float, float] | None:

@@ -89,7 +89,9 @@ def _task_series(ctx: Context) -> tuple[str, np.ndarray, np.ndarray] | None:
         lowered = name.lower()
         if name.startswith(("reward", "pref_")) or not any(w in lowered for w in TASK_WORDS):
             continue
-        if "token" in lowered or "clip" in lowered:
+        # Bookkeeping of the sampler, not of the task: OpenRLHF's `dynamic_filtering_pass_rate` is the share of
+        # groups a filter kept (mixed outcomes), which falls as more groups come back all right.
+        if any(w in lowered for w in ("token", "clip", "filter", "drop", "kept")):
             continue
         series = ctx.run.series(name)
         if len(series) >= MIN_POINTS:

@@ -450,7 +450,10 @@ def _cost_since_best(d: Diagnostics) -> str:
 
 def _zero_signal_cost(d: Diagnostics) -> str:
     c = d.compute
-    if not c.zero_signal_steps:
+    reward = d.signals.get(d.reward.metric or "")
+    # Only when such batches are most of the run: a count of a few exactly-zero batches would understate a run
+    # whose every batch carries almost no signal (a reward just above 0 everywhere).
+    if not c.zero_signal_steps or (reward is not None and c.zero_signal_steps < 0.5 * reward.points):
         return ""
     hours = f", about {c.hours_on_zero_signal:.1f} hours," if c.hours_on_zero_signal else ""
     return f"{c.zero_signal_steps} steps{hours} went into batches that carried no gradient"
