@@ -1210,3 +1210,15 @@ def test_a_30_problem_benchmark_under_the_canonical_eval_name_does_not_outrank_a
     d = diagnose(run)
     assert d.eval.metric == "eval_math500_pass1", [c.metric for c in d.eval.curves]
     assert verdict(run).decision == "continue"
+
+
+def test_the_shortest_completions_collapsing_to_nothing_is_said_and_counts_towards_a_rollback(tmp_path):
+    # The reward accelerates while the batch's shortest completion falls from ~140 tokens to single digits: an
+    # empty answer is being credited. Alone it is a warning to read the completions, not a rollback.
+    shortest = np.where(STEPS < 150, 140.0, np.maximum(6.0, 140.0 - 2.0 * (STEPS - 150))) + ar1(84, N, 0.3, 2.0)
+    reward = 0.3 + 0.3 * np.clip(STEPS / 300, 0, 1) + ar1(85, N, 0.3, 0.01)
+    run = make_run(tmp_path, reward=reward, completions__min_length=np.maximum(shortest, 1.0),
+                   completions__mean_length=400 + ar1(86, N, 0.3, 5.0))
+    found = only_kind(diagnose(run).findings, "shortest_completions_collapsed")
+    assert found.severity == "warning" and 150 <= found.steps[0] <= 230
+    assert verdict(run).decision == "continue"  # one instrument alone: watch, read the completions

@@ -37,6 +37,36 @@ MIN_CORRELATION_POINTS = 10
 SIGNIFICANT_NOISE = 3.0  # noise units a level change must clear (see signals.significant_change)
 
 
+SHORTEST_COLLAPSE = 0.1  # the shortest completion of a batch down to a tenth of its early length
+SHORTEST_MIN_START = 20  # tokens: below this the shortest answers were terse to begin with (a letter, a number)
+
+
+def _shortest_collapsed(ctx: Context) -> list[Finding]:
+    """The shortest completion of each batch falling to a tenth of its early length: (nearly) empty answers.
+
+    The mean can hold while a growing share of completions says next to nothing; TRL and verl log the batch's
+    minimum length beside the mean. An answer of a few tokens that the reward still credits is the commonest
+    grader exploit (an empty box, a bare number when the gold answer fails to parse), and one that is not credited
+    is a policy that learnt to give up.
+    """
+    reading = ctx.book.get("response_length_min")
+    if reading is None or reading.series.n < 10:
+        return []
+    values, steps = reading.series.values, reading.series.steps
+    k = max(3, len(values) // 10)
+    early, late = float(np.median(values[:k])), float(np.median(values[-k:]))
+    if early < SHORTEST_MIN_START or late > SHORTEST_COLLAPSE * early:
+        return []
+    halfway = np.flatnonzero(reading.series.smooth <= 0.5 * (early + late))
+    since = int(reading.series.red_steps[halfway[0]]) if len(halfway) else int(steps[-k])
+    return [finding(
+        "response_length_min", "shortest_completions_collapsed", "warning",
+        f"The shortest completion of each batch fell from about {num(early)} tokens to {num(late)} "
+        f"({late / early:.0%} of its early length), past halfway from step {since}: some completions are now "
+        "(nearly) empty. If the reward still credits them, the grader is being exploited (an empty answer scored "
+        "as correct); read the shortest completions.", [since])]
+
+
 def diagnose_length(ctx: Context) -> LengthDiagnosis:
     """Read the response-length curves of a run.
 
@@ -61,6 +91,7 @@ def diagnose_length(ctx: Context) -> LengthDiagnosis:
     findings.extend(cap_finding)
     collapse = _collapse(reading)
     findings.extend(collapse)
+    findings.extend(_shortest_collapsed(ctx))
     drift = _drift(reading) if not collapse else []
     # Once at the cap, the drift *is* the explosion: say it once. A mean merely on its way there (a watch) says
     # nothing about how many completions are already cut off, so the truncated share is still read.

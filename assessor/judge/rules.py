@@ -44,7 +44,7 @@ DEGRADATION = {
     "reward_floor_no_signal": 2.0, "reward_below_start": 1.5, "train_eval_divergence": 1.0,
     "length_approaching_cap": 1.0, "component_saturated_other_stalls": 2.0, "reward_falling": 1.0,
     "reward_per_kl_collapsed": 1.0, "side_eval_declining": 1.0, "shaped_reward_declined": 2.0,
-    "eval_latest_drop": 1.0,
+    "eval_latest_drop": 1.0, "shortest_completions_collapsed": 1.0,
     **{kind: weight for kind, (_, weight) in BREAKAGE_KINDS.items() if kind != "nonfinite"},
 }
 # Findings that say the run has nothing more to give (or, for the setup ones, cannot give it as configured).
@@ -627,7 +627,7 @@ def _causes(d: Diagnostics) -> str:
                    "temperature)")
     if kinds & {"component_saturated_other_stalls", "component_saturated_other_levelled_off"}:
         out.append("down-weight or condition the saturated reward component on correctness")
-    if kinds & {"reward_hacking", "reward_per_kl_collapsed"}:
+    if kinds & {"reward_hacking", "reward_per_kl_collapsed", "shortest_completions_collapsed"}:
         out.append("inspect completions from after the best point for reward hacking, then fix the reward (or raise "
                    "beta) so it cannot be gamed that way")
     if "chosen_logps_collapse" in kinds:
