@@ -132,8 +132,10 @@ def test_consecutive_level_shifts_chain():
     n = 400
     steps = np.arange(n)
     levels = np.select([steps < 100, steps < 200, steps < 300], [0.0, 4.0, 1.0], 6.0)
-    found = robust.change_points(prepared(levels + ar1(5, n, 0.3)))
+    series = prepared(levels + ar1(5, n, 0.3))
+    found = robust.change_points(series)
     assert len(found) == 3
-    for (_, _, after), (_, before, _) in itertools.pairwise(found):
+    chained = robust.segment_levels(series, [k for k, _, _ in found])
+    for (_, after), (before, _) in itertools.pairwise(chained):
         assert after == before
-    assert [round(level) for level in (found[0][1], found[0][2], found[1][2], found[2][2])] == [0, 4, 1, 6]
+    assert [round(level) for level in (chained[0][0], chained[0][1], chained[1][1], chained[2][1])] == [0, 4, 1, 6]

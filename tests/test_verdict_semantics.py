@@ -7,6 +7,7 @@ target), and runs that learn nothing; the real runs are read for findings that c
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
@@ -1222,3 +1223,14 @@ def test_the_shortest_completions_collapsing_to_nothing_is_said_and_counts_towar
     found = only_kind(diagnose(run).findings, "shortest_completions_collapsed")
     assert found.severity == "warning" and 150 <= found.steps[0] <= 230
     assert verdict(run).decision == "continue"  # one instrument alone: watch, read the completions
+
+
+def test_the_sheets_level_shifts_chain_from_one_to_the_next(tmp_path):
+    reward = np.select([STEPS < 80, STEPS < 160, STEPS < 230], [0.2, 0.5, 0.35], 0.7) + ar1(87, N, 0.3, 0.02)
+    run = make_run(tmp_path, reward=reward)
+    sheet = summarize(JudgeRequest(run=run, diagnostics=diagnose(run)))
+    shifts = re.search(r"shifts at ([^;|]*)", sheet)
+    assert shifts is not None
+    levels = re.findall(r"(-?[\d.]+)→(-?[\d.]+)", shifts.group(1))
+    assert len(levels) >= 2
+    assert all(after == before for (_, after), (before, _) in itertools.pairwise(levels))

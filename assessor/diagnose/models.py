@@ -38,6 +38,10 @@ class ChangePoint(_Model):
     before: float = Field(description="Level before the shift.")
     after: float = Field(description="Level after it.")
     size_noise: float = Field(description="Size of the shift in units of the signal's noise.")
+    segment_before: float | None = Field(
+        None, description="Median of the stretch since the previous shift (levels that chain from shift to shift; "
+        "`before` is the level of the wider split that found the shift).")
+    segment_after: float | None = Field(None, description="Median of the stretch up to the next shift.")
 
 
 class Spike(_Model):

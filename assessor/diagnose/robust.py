@@ -392,12 +392,19 @@ def change_points(
         if abs(jump) >= min_jump_noise * noise and t_stat >= min_t:
             found.append((k, float(np.median(left)), float(np.median(right))))
             segments.extend([(lo, k), (k, hi)])
-    # Each shift's levels are the medians of the final segments either side of it (from the shift before it to the
-    # one after), so consecutive shifts chain: one's level after is the next one's level before. (The sides of
-    # the split that found it can span other shifts, found later inside them.)
-    cuts = sorted(k for k, _, _ in found)
-    bounds = [0, *cuts, n]
-    return [(k, float(np.median(values[bounds[i]:k])), float(np.median(values[k:bounds[i + 2]])))
+    return sorted(found)
+
+
+def segment_levels(series: Series, cuts: list[int]) -> list[tuple[float, float]]:
+    """For each shift (an index into the reduced series, sorted), the medians of the segments either side of it.
+
+    A segment runs from the shift before to the shift after, so consecutive shifts chain: one's level after is
+    the next one's level before, as a reader follows the curve. (`change_points` gives each shift the levels of the
+    split that found it, whose sides can span shifts found later inside them; its tests are written on those.)
+    """
+    values = series.red_values
+    bounds = [0, *cuts, len(values)]
+    return [(float(np.median(values[bounds[i]:k])), float(np.median(values[k:bounds[i + 2]])))
             for i, k in enumerate(cuts)]
 
 

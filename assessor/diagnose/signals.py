@@ -113,12 +113,14 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
         peak, trough = float(raw[peak_i]), float(raw[trough_i])
         peak_step, trough_step = int(raw_steps[peak_i]), int(raw_steps[trough_i])
     recent = robust.trend(series)
+    found = robust.change_points(series)
+    chained = robust.segment_levels(series, [k for k, _, _ in found])
     cps = [
         ChangePoint(
             step=int(red_steps[k]), direction="up" if after > before else "down", before=before, after=after,
-            size_noise=abs(after - before) / noise,
+            size_noise=abs(after - before) / noise, segment_before=seg_before, segment_after=seg_after,
         )
-        for k, before, after in robust.change_points(series)
+        for (k, before, after), (seg_before, seg_after) in zip(found, chained, strict=True)
     ]
     jumps = [
         Discontinuity(step=s, before=b, after=a, ratio=r) for s, b, a, r in robust.discontinuities(

@@ -240,8 +240,12 @@ def _signal_row(
         "noise": None if schedule else noise,
         "slowing": bool(s.slowing) and s.trend != "flat" and not schedule,
         "plateau_start": None if schedule else s.plateau_start,
-        "shifts": [] if schedule else [{"step": c.step, "direction": c.direction, "before": c.before,
-                                        "after": c.after} for c in s.change_points[:MAX_CHANGE_POINTS]],
+        # The segment levels, which chain from one shift to the next, as a reader follows the curve.
+        "shifts": [] if schedule else [
+            {"step": c.step, "direction": c.direction,
+             "before": c.before if c.segment_before is None else c.segment_before,
+             "after": c.after if c.segment_after is None else c.segment_after}
+            for c in s.change_points[:MAX_CHANGE_POINTS]],
         "more_shifts": 0 if schedule else max(0, len(s.change_points) - MAX_CHANGE_POINTS),
         "jumps": [{"step": c.step, "ratio": c.ratio} for c in jumps[:MAX_DISCONTINUITIES]],
         "more_jumps": max(0, len(jumps) - MAX_DISCONTINUITIES),
