@@ -37,8 +37,20 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from holdout_kit import (HEALTHY, Case, build, converged, dump_json, rollback, stop, stop_or_rollback, tb_file,
-                         trainer_state)
+import itertools
+
+from holdout_kit import (
+    HEALTHY,
+    Case,
+    build,
+    converged,
+    dump_json,
+    rollback,
+    stop,
+    stop_or_rollback,
+    tb_file,
+    trainer_state,
+)
 
 HERE = Path(__file__).resolve().parent
 T0 = 1_791_300_000.0  # wall-clock origin of every run
@@ -148,7 +160,7 @@ def point(plan: Plan, rng: np.random.Generator, s: int) -> dict:
     v: dict = {}
     if plan.reward is not None:
         p = plan.reward(s)
-        n = int(round(plan.prompts(s)))
+        n = round(plan.prompts(s))
         if plan.score_sd:
             samples = p + rng.normal(0, plan.score_sd, n * plan.group)
             v["reward"] = float(samples.mean())
@@ -450,8 +462,8 @@ def w_verl_jsonl(run: Run, out: Path, project: str, exp: str, ckpt_every: int | 
 
 def tb_segments(run: Run) -> list[list]:
     segs = []
-    bounds = run.segments + [len(run.train)]
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    bounds = [*run.segments, len(run.train)]
+    for a, b in itertools.pairwise(bounds):
         segs.append(run.train[a:b])
     return segs
 
@@ -638,7 +650,7 @@ def w_trackio(run: Run, out: Path, project: str, run_name: str, config: dict) ->
     CREATE TABLE project_metadata (key TEXT PRIMARY KEY, value TEXT);
     """)
     import datetime as dt
-    ts = lambda w: dt.datetime.fromtimestamp(w, dt.timezone.utc).isoformat()  # noqa: E731
+    ts = lambda w: dt.datetime.fromtimestamp(w, dt.UTC).isoformat()  # noqa: E731
     rid = uuid.uuid5(uuid.NAMESPACE_URL, "trackio/" + run_name).hex[:16]
     db.execute("INSERT INTO configs (run_id, run_name, config, created_at) VALUES (?, ?, ?, ?)",
                (rid, run_name, json.dumps(config), ts(T0)))
@@ -688,7 +700,7 @@ def headline(plan: Plan) -> tuple[np.ndarray, np.ndarray, float]:
 
 def window(plan: Plan, onset: int) -> tuple[int, int]:
     xs, ys, sd = headline(plan)
-    good = [int(x) for x, y in zip(xs, ys) if y >= ys.max() - sd]
+    good = [int(x) for x, y in zip(xs, ys, strict=False) if y >= ys.max() - sd]
     return good[0], max(x for x in good if x <= onset)
 
 
