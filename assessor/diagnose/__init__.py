@@ -22,7 +22,7 @@ from assessor.diagnose.length import diagnose_length
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS, diagnose_loss
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, RunHeader
 from assessor.diagnose.overoptimization import diagnose_overoptimization
-from assessor.diagnose.rescale import from_rescale, policy_reset, rescale_finding, reward_rescale
+from assessor.diagnose.rescale import from_rescale, policy_reset, rescale_finding, reward_rescale, reward_steps
 from assessor.diagnose.reward import diagnose_reward
 from assessor.diagnose.run_state import run_state
 from assessor.run import Run
@@ -44,9 +44,11 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
     `now` (seconds since the epoch) lets a run that has stopped writing be called stalled; without it, the
     reading depends on the run alone (as evals and replays need).
     """
-    rescale = reward_rescale(run)
+    scan = reward_steps(run)  # one scan of the reward serves both one-update-step tests
+    rescale = reward_rescale(run, scan)
     if rescale is not None:
         run = from_rescale(run, rescale)
+        scan = reward_steps(run)
     ctx = Context(run)
     for metric in CORE_SIGNALS:
         ctx.book.get(metric)
@@ -74,7 +76,7 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
         findings.extend(gpu.findings)
     if rescale is not None:
         findings.append(rescale_finding(rescale))
-    reset = policy_reset(run)
+    reset = policy_reset(run, scan)
     if reset is not None:
         findings.append(reset)
     findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.steps[0] if f.steps else 0))

@@ -44,8 +44,22 @@ class Rescale:
     train: tuple[str, ...] = ()  # other training rewards that stepped with it (the KL-shaped reward, its parts)
 
 
-def reward_rescale(run: Run) -> Rescale | None:
-    """The latest step where the training reward changed scale with the policy unbroken, or None."""
+@dataclass(frozen=True)
+class RewardSteps:
+    """The training reward's one-update steps down to a new level, latest first: what both tests below read."""
+
+    steps: np.ndarray
+    values: np.ndarray
+    k: int  # points either side a level is read over
+    found: list[int]  # indices where the new level begins
+
+    def levels(self, i: int) -> tuple[float, float]:
+        """The reward's median over the `k` points before index `i` and the `k` from it."""
+        return float(np.median(self.values[i - self.k:i])), float(np.median(self.values[i:i + self.k]))
+
+
+def reward_steps(run: Run) -> RewardSteps | None:
+    """Scan the reward once for one-update steps down (None when it is too short or has no noise to measure by)."""
     series = run.series("reward_mean")
     steps, values = series.index.to_numpy(), series.to_numpy()
     n = len(values)
@@ -55,16 +69,26 @@ def reward_rescale(run: Run) -> Rescale | None:
     noise = max(robust.noise_level(values)[0], robust.noise_floor(values))
     if noise <= 0:
         return None
-    for i in _level_steps(values, k, noise):
-        step = int(steps[i])
-        if n - i < MIN_SEGMENT:
+    return RewardSteps(steps, values, k, _level_steps(values, k, noise))
+
+
+def reward_rescale(run: Run, scan: RewardSteps | None) -> Rescale | None:
+    """The latest step where the training reward changed scale with the policy unbroken, or None.
+
+    `scan`: `reward_steps(run)`.
+    """
+    if scan is None:
+        return None
+    for i in scan.found:
+        step = int(scan.steps[i])
+        if len(scan.values) - i < MIN_SEGMENT:
             continue
-        before, after = float(np.median(values[i - k:i])), float(np.median(values[i:i + k]))
-        witnesses = _unbroken(run, step, k)
-        if witnesses is None or len(witnesses) < MIN_WITNESSES:
+        witnesses, broken = _witnesses(run, step, scan.k)
+        if broken or len(witnesses) < MIN_WITNESSES:
             continue
+        before, after = scan.levels(i)
         return Rescale(step, before, after, tuple(witnesses), tuple(_stepped_evals(run, step, after - before)),
-                       tuple(_stepped_rewards(run, step, k)))
+                       tuple(_stepped_rewards(run, step, scan.k)))
     return None
 
 
@@ -101,12 +125,6 @@ def _either_side(run: Run, metric: str, step: int, k: int) -> tuple[float, float
         return None
     noise = max(robust.noise_level(values)[0], robust.noise_floor(values))
     return float(np.median(before)), float(np.median(after)), noise
-
-
-def _unbroken(run: Run, step: int, k: int) -> list[str] | None:
-    """The witnesses logged around `step` that run on unbroken across it; None when one of them broke there."""
-    unbroken, broken = _witnesses(run, step, k)
-    return None if broken else unbroken
 
 
 def _witnesses(run: Run, step: int, k: int) -> tuple[list[str], list[tuple[str, float, float]]]:
@@ -175,33 +193,24 @@ def rescale_finding(rescale: Rescale) -> Finding:
         f"{rescale.step} on; check what changed there", [rescale.step])
 
 
-def policy_reset(run: Run) -> Finding | None:
+def policy_reset(run: Run, scan: RewardSteps | None) -> Finding | None:
     """The reward falling to a new level in one update while KL to the reference drops to a fraction of itself.
 
-    The other half of `reward_rescale`'s test: the same one-update step down, but with the policy's distance from
-    its reference collapsing at the same step (to under a `RESET_KL_FACTOR`th). Training only ever moves a policy
-    away from its reference gradually; one that is suddenly back at it lost its weights (a resume that restored
-    the optimizer and step count but loaded the base model). The weights from before the step are the ones to
-    keep, however fast the run relearns.
+    The other half of `reward_rescale`'s test: the same one-update step down (`scan`, from `reward_steps(run)`), but
+    with the policy's distance from its reference collapsing at the same step (to under a `RESET_KL_FACTOR`th).
+    Training only ever moves a policy away from its reference gradually; one that is suddenly back at it lost its
+    weights (a resume that restored the optimizer and step count but loaded the base model). The weights from
+    before the step are the ones to keep, however fast the run relearns.
     """
-    if not run.has("reward_mean") or not run.has("kl"):
+    if scan is None or not run.has("kl"):
         return None
-    series = run.series("reward_mean")
-    steps, values = series.index.to_numpy(), series.to_numpy()
-    n = len(values)
-    k = max(5, min(20, n // 20))
-    if n < 2 * k + MIN_SEGMENT:
-        return None
-    noise = max(robust.noise_level(values)[0], robust.noise_floor(values))
-    if noise <= 0:
-        return None
-    for i in _level_steps(values, k, noise):
-        step = int(steps[i])
-        _, broken = _witnesses(run, step, k)
+    for i in scan.found:
+        step = int(scan.steps[i])
+        _, broken = _witnesses(run, step, scan.k)
         kl = next(((a, b) for metric, a, b in broken if metric == "kl"), None)
         if kl is None or not (kl[0] > 0 and kl[1] * RESET_KL_FACTOR <= kl[0]):
             continue
-        before, after = float(np.median(values[i - k:i])), float(np.median(values[i:i + k]))
+        before, after = scan.levels(i)
         return finding(
             "reward_mean", "policy_reset", "warning",
             f"reward_mean fell from about {num(before)} to {num(after)} in one update at step {step}, and KL to the "
