@@ -151,3 +151,24 @@ def test_identical_nan_repeats_are_not_a_duplicate():
     out = normalize_source(source([(3, "train/epoch", 0.5), (3, "train/epoch", 0.5), (4, "kl", None),
                                    (4, "kl", None)]), "x")
     assert not any("twice" in w for w in out.warnings)
+
+
+def test_nemo_dpo_train_accuracy_is_the_preference_accuracy_not_a_held_out_curve():
+    # NeMo-RL's DPO logs the batch's preference accuracy as `train/accuracy`, every step; its held-out accuracy is
+    # `validation/accuracy`. Read as a held-out number, the per-step one would be an "evaluation" every step.
+    rows = ([(s, "train/accuracy", 0.5 + s / 100) for s in range(1, 21)]
+            + [(s, "train/rewards_chosen_mean", 0.1 * s) for s in range(1, 21)]
+            + [(s, "validation/accuracy", 0.6) for s in (10, 20)])
+    table, notes = merge_pieces([normalize_source(source(rows), "exp_001/tensorboard")])
+    counts = table.groupby(["metric", "split"], observed=True).size().to_dict()
+    assert counts[("pref_accuracy", "train")] == 20
+    assert counts[("accuracy", "eval")] == 2
+    assert ("accuracy", "train") not in counts
+    assert any("preference accuracy" in note for note in notes)
+
+
+def test_a_train_accuracy_without_preference_metrics_stays_a_training_curve():
+    rows = [(s, "train/accuracy", 0.5) for s in range(1, 6)] + [(s, "eval/accuracy", 0.4) for s in (2, 4)]
+    table, _ = merge_pieces([normalize_source(source(rows), "log.jsonl")])
+    counts = table.groupby(["metric", "split"], observed=True).size().to_dict()
+    assert counts[("accuracy", "train")] == 5 and counts[("accuracy", "eval")] == 2

@@ -1234,3 +1234,31 @@ def test_the_sheets_level_shifts_chain_from_one_to_the_next(tmp_path):
     levels = re.findall(r"(-?[\d.]+)→(-?[\d.]+)", shifts.group(1))
     assert len(levels) >= 2
     assert all(after == before for (_, after), (before, _) in itertools.pairwise(levels))
+
+
+def test_an_eval_decline_on_a_run_with_no_learning_signal_is_not_called_a_better_model_behind_us(tmp_path):
+    # The extractor mismatch again, with a lucky early evaluation: the policy had nothing to learn from, so a
+    # "peak" at the second evaluation and the evaluations after it are noise, not a model to go back to. The sheet
+    # must not say both "nothing was learnt" and "the best model is behind us".
+    reward = np.clip(0.012 + ar1(79, N, 0.2, 0.006), 0, 1)
+    evals = np.array([0.470, 0.540, 0.480, 0.474, 0.476, 0.478, 0.472, 0.470, 0.476, 0.474, 0.472, 0.476])
+    run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 25, evals)
+    findings = diagnose(run).findings
+    assert only_kind(findings, "no_learning_signal").severity == "critical"
+    declining = only_kind(findings, "eval_declining")
+    assert declining.severity == "watch"
+    assert "behind us" not in declining.observation.replace("not a better model behind us", "")
+    assert verdict(run).decision == "stop"
+
+
+def test_an_eval_holding_near_its_peak_quotes_the_comparison_it_made_not_a_bare_within_noise(tmp_path):
+    # The last evaluation alone is well below the peak, the last two together are not far enough below the
+    # evaluations around it: the finding says which comparison was made, with its multiple of the noise, so a
+    # reader does not meet "within noise" beside a peak and a "now" four noise units apart.
+    reward = 0.3 + 0.3 * np.clip(STEPS / 250, 0, 1) + ar1(84, N, 0.3, 0.01)
+    evals = np.array([0.40, 0.45, 0.50, 0.52, 0.50, 0.54, 0.51, 0.53, 0.52, 0.54, 0.52, 0.48])
+    run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 25, evals)
+    holding = only_kind(diagnose(run).findings, "eval_holding")
+    assert "within noise" not in holding.observation
+    assert "above the latest two (mean 0.5; now 0.48)" in holding.observation
+    assert "under the 2x a decline needs" in holding.observation

@@ -13,7 +13,7 @@ from assessor.diagnose.compute import compute_accounting
 from assessor.diagnose.context import Context
 from assessor.diagnose.critic import diagnose_critic
 from assessor.diagnose.entropy import diagnose_entropy
-from assessor.diagnose.evaluation import diagnose_eval
+from assessor.diagnose.evaluation import diagnose_eval, eval_noise_without_signal
 from assessor.diagnose.gpu import diagnose_gpu
 from assessor.diagnose.instability import diagnose_instability
 from assessor.diagnose.kl_reward import diagnose_kl_reward, primary_reward
@@ -63,6 +63,8 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
     clipping = diagnose_clipping(ctx)
     loss = diagnose_loss(ctx)
     evaluation = diagnose_eval(ctx)
+    if any(f.kind == "no_learning_signal" for f in learning_signal.findings):
+        evaluation = eval_noise_without_signal(evaluation)
     instability = diagnose_instability(ctx)
     gpu = diagnose_gpu(ctx)
     overoptimization = diagnose_overoptimization(ctx)

@@ -18,6 +18,7 @@ from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
 from assessor.diagnose.models import EvalCurve, EvalDiagnosis, Finding, Severity
 
+BEHIND_US = ": the best model is behind us"  # how an eval decline ends; see `eval_noise_without_signal`
 # Preferred held-out metrics, best first; `loss` is lower-is-better.
 EVAL_METRICS = ("accuracy", "reward_mean", "pass_at_k", "pref_accuracy", "pref_margin", "loss")
 LOWER_IS_BETTER = frozenset({"loss"})
@@ -236,7 +237,7 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
             "eval", "eval_declining", severity,
             f"{label} peaked at {num(out.peak)} at step {out.peak_step} and is {num(out.now)} at step {out.now_step}; "
             f"the evaluations around the peak stand {times_noise(decline, noise)} above the latest ones "
-            f"({evals_after_peak} evaluations since the peak): the best model is behind us", [peak_step, now_step]))
+            f"({evals_after_peak} evaluations since the peak){BEHIND_US}", [peak_step, now_step]))
         out.diverging_from_train = _train_still_up(ctx, peak_step)
         if out.diverging_from_train:
             findings.append(finding(
@@ -267,9 +268,12 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
             f"{label} is {where} ({num(out.now)} at step {out.now_step}; peak {num(out.peak)} at step "
             f"{out.peak_step}), one evaluation after it: too few to call a decline", [peak_step, now_step]))
     else:
+        shown = math.floor(max(decline, 0.0) * 10) / 10  # rounded down: 1.96 is not "2.0x, under the 2x"
         findings.append(finding(
             "eval", "eval_holding", "info",
-            f"{label} is within noise of its peak ({num(out.peak)} at step {out.peak_step}; now {num(out.now)})",
+            f"{label} holds near its peak: the evaluations around the peak ({num(out.peak)} at step "
+            f"{out.peak_step}) stand {shown:.1f}x its eval-to-eval noise of {num(noise)} above the latest "
+            f"two (mean {num(float(np.mean(values[-2:])))}; now {num(out.now)}), under the 2x a decline needs",
             [peak_step]))
     out.findings = findings
     return out
@@ -649,3 +653,24 @@ def _train_still_up(ctx: Context, since_step: int) -> bool:
     k = max(3, min(len(before), len(after)) // 3)
     rise = float(np.median(after[-k:])) - float(np.median(before[-k:]))
     return rise > max(reward.series.noise, robust.noise_floor(values)) * 0.5
+
+
+def eval_noise_without_signal(evaluation: EvalDiagnosis) -> EvalDiagnosis:
+    """The eval's decline read again on a run whose training reward carries no learning signal.
+
+    With nothing to learn from, the policy barely moves: an evaluation "peak" early on is one lucky draw and the
+    "decline" after it is evaluation noise or slow drift, not a better model to go back to (the fix is the reward
+    or the data). The finding stays on the sheet, as a watch item that says so, so the sheet does not say both
+    "nothing was learnt" and "the best model is behind us".
+    """
+    findings = []
+    for f in evaluation.findings:
+        if f.kind == "eval_declining" and f.observation.endswith(BEHIND_US):
+            f = f.model_copy(update={
+                "severity": "watch",
+                "observation": f.observation[: -len(BEHIND_US)] + (
+                    "; with no learning signal in the training reward the policy had nothing to learn from, so this "
+                    "is read as evaluation noise or drift, not a better model behind us (fix the reward first)"),
+            })
+        findings.append(f)
+    return evaluation.model_copy(update={"findings": findings})

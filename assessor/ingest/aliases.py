@@ -303,7 +303,8 @@ def _resolve(k: str, scale: float) -> Resolved | None:
     for prefix in ("system/", "system."):
         if k.startswith(prefix):
             k = k[len(prefix):]
-    if k.startswith("train/") and k not in _ALIASES:
+    said_train = k.startswith("train/") and k not in _ALIASES
+    if said_train:
         k = k[len("train/"):]
         if k in NOT_METRICS:
             return None
@@ -330,7 +331,7 @@ def _resolve(k: str, scale: float) -> Resolved | None:
         return None
     if k in _ALIASES:
         canonical = _ALIASES[k]
-        if canonical == "accuracy":  # only ever a held-out number
+        if canonical == "accuracy" and not said_train:  # a held-out number unless the key says it is training's
             split = "eval"
         return Resolved(canonical, split, scale, percent=k in PERCENT_IF_ABOVE_ONE)
     fn_match = _REWARD_FN.match(k)

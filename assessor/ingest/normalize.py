@@ -356,6 +356,7 @@ def merge_pieces(sources: list[NormalizedSource]) -> tuple[pd.DataFrame, list[st
             f"{len(metrics)} metrics ({shown}) are also in {behind}; used {winner_source} "
             f"(to step {reach[winner_source]}), which reaches furthest"
         )
+    notes.extend(_preference_accuracy(chosen))
     notes.extend(_reward_stand_ins(chosen))
     notes.extend(_zero_spread_from_group_shares(chosen))
     earlier, stitched = _earlier_history(chosen, others)
@@ -420,6 +421,25 @@ def _zero_spread_from_group_shares(chosen: dict[tuple[str, str], Piece]) -> list
         values=total, wall_time=zero.wall_time[at_zero], own_name=None)
     return [f"{zero.source}: read `{zero.source_key}` + `{one.source_key}` (prompts whose group scored all 0 or all "
             "1) as reward_zero_std_frac"]
+
+
+PREFERENCE_MARKS = ("pref_reward_chosen", "pref_reward_rejected", "pref_margin", "preference_loss")
+
+
+def _preference_accuracy(chosen: dict[tuple[str, str], Piece]) -> list[str]:
+    """A training-split accuracy beside chosen/rejected rewards is the share of pairs ranked right (NeMo-RL DPO).
+
+    NeMo-RL's DPO logs `train/accuracy` (the batch's preference accuracy) next to `train/rewards_chosen_mean`; read
+    as a task accuracy it would look like a held-out curve measured every step. Renamed in `chosen`, with a note.
+    """
+    piece = chosen.get(("accuracy", "train"))
+    if piece is None or ("pref_accuracy", "train") in chosen or not any(
+            (mark, "train") in chosen for mark in PREFERENCE_MARKS):
+        return []
+    del chosen[("accuracy", "train")]
+    chosen[("pref_accuracy", "train")] = replace(piece, metric="pref_accuracy")
+    return [f"{piece.source}: read `{piece.source_key}` as the preference accuracy (pref_accuracy): it is logged "
+            "beside the chosen and rejected rewards, so it is the share of pairs ranked right"]
 
 
 def _reward_stand_ins(chosen: dict[tuple[str, str], Piece]) -> list[str]:
