@@ -1262,3 +1262,60 @@ def test_an_eval_holding_near_its_peak_quotes_the_comparison_it_made_not_a_bare_
     assert "within noise" not in holding.observation
     assert "above the latest two (mean 0.5; now 0.48)" in holding.observation
     assert "under the 2x a decline needs" in holding.observation
+
+
+def _rescored_run(tmp_path, jump_at: int | None, burst: bool = False):
+    """A reward model swapped at `jump_at`: the training score jumps from ~0.9 to ~1.6 in one update and climbs on,
+    with KL, entropy and length running on unbroken, while the held-out score (another judge) peaked at 260 and
+    erodes from 320 on. `burst`: instead, five lucky batches at `jump_at` and back to the old level."""
+    reward = 0.5 + 0.4 * np.clip(STEPS / 200, 0, 1) + ar1(91, N, 0.3, 0.02)
+    if jump_at is not None:
+        steps = STEPS  # lower case: ruff reads an upper-case name on the left as a constant (SIM300)
+        after = steps >= jump_at
+        if burst:
+            after &= steps < jump_at + 5
+        reward = np.where(after, reward + 0.7 + (0.0 if burst else 0.002 * (STEPS - jump_at)), reward)
+    kl = 0.01 + 0.04 * STEPS / N + ar1(92, N, 0.3, 0.002)
+    entropy = 0.6 - 0.1 * STEPS / N + ar1(93, N, 0.3, 0.01)
+    length = 300 + 40 * STEPS / N + ar1(94, N, 0.3, 5.0)
+    evals = np.array([0.40, 0.46, 0.52, 0.56, 0.59, 0.61, 0.62, 0.61, 0.62, 0.62, 0.61, 0.62, 0.62, 0.58, 0.55, 0.53,
+                      0.51, 0.50, 0.48, 0.47])
+    run = make_run(tmp_path, reward=reward, kl=kl, entropy=entropy, completion_length=length)
+    return with_evals(run.path, "reward_mean", 20, evals[: N // 20])
+
+
+def test_a_reward_that_jumps_in_one_update_with_the_policy_unbroken_was_rescored_and_the_best_point_is_before_it(
+        tmp_path):
+    # holdout12's swapped reward-model endpoint: the sheet named a best point after the swap (the evaluations just
+    # after it were still within noise of the peak), though the run has been trained on another reward since.
+    run = _rescored_run(tmp_path / "swapped", jump_at=250)
+    d = diagnose(run)
+    stepped = only_kind(d.findings, "reward_stepped_up")
+    assert stepped.steps[0] in (250, 251) and "the reward itself changed" in stepped.observation  # within a step
+    assert d.best_checkpoint.reward_changed_step == stepped.steps[0] and d.best_checkpoint.best_step < 250
+    v = verdict(run)
+    assert v.decision == "rollback" and (v.rollback_step or 0) < 250
+    assert f"what changed in the reward at step {stepped.steps[0]}" in " ".join([v.headline, *v.recommended_actions])
+    # The same run without the swap: nothing is said about the reward, and the best point is the newest good one.
+    plain = diagnose(_rescored_run(tmp_path / "plain", jump_at=None))
+    assert "reward_stepped_up" not in {f.kind for f in plain.findings}
+    assert plain.best_checkpoint.reward_changed_step is None and plain.best_checkpoint.best_step >= 250
+
+
+def test_a_burst_of_lucky_batches_is_not_a_new_reward_level(tmp_path):
+    d = diagnose(_rescored_run(tmp_path, jump_at=250, burst=True))
+    assert "reward_stepped_up" not in {f.kind for f in d.findings}
+
+
+def test_held_out_series_named_after_benchmarks_are_read_as_held_out_scores(tmp_path):
+    # A custom loop logs `eval_gsm8k`, `eval_math500` and `eval_mmlu_stem` (no "acc" or "score" in the names): they
+    # are the benchmarks' pass rates, and the best point is read on them, not on the training reward.
+    reward = 0.3 + 0.3 * np.clip(STEPS / 250, 0, 1) + ar1(95, N, 0.3, 0.01)
+    gsm8k = np.round((0.55 + 0.2 * np.clip(np.arange(1, 13) / 10, 0, 1)) * 1319) / 1319
+    run_dir = make_run(tmp_path, reward=reward).path
+    with_evals(run_dir, "math500", 25, np.round((0.40 + 0.1 * np.arange(12) / 11) * 500) / 500)
+    with_evals(run_dir, "mmlu_stem", 25, np.full(12, 0.52) + ar1(96, 12, 0.0, 0.01))
+    run = with_evals(run_dir, "gsm8k", 25, gsm8k)
+    d = diagnose(run)
+    assert {c.metric for c in d.eval.curves} == {"eval/gsm8k", "eval/math500", "eval/mmlu_stem"}
+    assert d.best_checkpoint.basis == "eval" and d.best_checkpoint.metric == "eval/gsm8k"

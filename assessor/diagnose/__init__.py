@@ -22,7 +22,14 @@ from assessor.diagnose.length import diagnose_length
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS, diagnose_loss
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, RunHeader
 from assessor.diagnose.overoptimization import diagnose_overoptimization
-from assessor.diagnose.rescale import from_rescale, policy_reset, rescale_finding, reward_rescale, reward_steps
+from assessor.diagnose.rescale import (
+    from_rescale,
+    policy_reset,
+    rescale_finding,
+    reward_rescale,
+    reward_stepped_up,
+    reward_steps,
+)
 from assessor.diagnose.reward import diagnose_reward
 from assessor.diagnose.run_state import run_state
 from assessor.run import Run
@@ -81,6 +88,9 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
     reset = policy_reset(run, scan)
     if reset is not None:
         findings.append(reset)
+    stepped_up = reward_stepped_up(run, scan)
+    if stepped_up is not None:
+        findings.append(stepped_up)
     findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.steps[0] if f.steps else 0))
     checkpoint = best_checkpoint(ctx, reward, evaluation, components, findings, learning_signal)
     facts = run.facts

@@ -311,6 +311,9 @@ def best_checkpoint(
         if cap is not None and (as_good & (curve.steps <= cap)).any() and (as_good & (curve.steps > cap)).any():
             as_good &= curve.steps <= cap
             bound = cap
+    rescored = _rescored_before(curve, as_good, top, basis, metric, evaluation, findings)
+    if rescored is not None:
+        as_good &= curve.steps < rescored
     newest = int(np.flatnonzero(as_good)[-1])
     passed_over = [int(step) for step in curve.steps[lucky & (np.arange(len(lucky)) > newest)]]
     best_step = int(curve.steps[newest])
@@ -333,6 +336,9 @@ def best_checkpoint(
     behind = behind or (breakage_step is not None and best_step < last)
     what = _describe(metric, basis, curve, best_level, int(curve.steps[top]), best_step, breakage_step, breakage,
                      sign, passed_over, lone_top)
+    if rescored is not None:
+        what += (f"; before step {rescored}, where the training reward jumped in one update with the policy "
+                 "unbroken (the reward itself changed there, and the held-out eval declined after it)")
     if bound is not None:
         what += (f"; no later than step {bound}, the newest evaluation as good as the best on the held-out loss, "
                  "which has risen since (it shows overfitting before the accuracy does)")
@@ -341,12 +347,33 @@ def best_checkpoint(
         best_level=sign * best_level, best_level_step=int(curve.steps[top]), now_level=sign * curve.now,
         band=curve.band, band_kind=curve.band_kind, eval_set_size=curve.set_size, smoothed=curve.smoothed,
         passed_over=passed_over, loss_bound_step=bound, best_level_median=lone_top is not None,
+        reward_changed_step=rescored,
         behind=bool(behind),
         decline_t=float(decline),
         breakage_step=breakage_step, breakage=breakage, breakage_overruled=overruled, save_steps=ctx.facts.save_steps,
         reason=what,
     )
     return _nearest_checkpoint(ctx, out)
+
+
+def _rescored_before(
+    curve: _Curve, as_good: np.ndarray, top: int, basis: str, metric: str, evaluation: EvalDiagnosis,
+    findings: list[Finding],
+) -> int | None:
+    """The step the best point must come before: where the training reward was re-scored (`reward_stepped_up`).
+
+    Only on a held-out decline whose best level came before that step: the run has since been trained on a
+    different reward and the eval fell under it, so evaluations after the change that are still within the band
+    are the new reward's first steps, not the good stretch. None when it does not apply or would leave no point.
+    """
+    if basis != "eval" or not any(
+            f.kind == "eval_declining" and f.signal in ("eval", metric) for f in evaluation.findings):
+        return None
+    step = next((f.steps[0] for f in findings if f.kind == "reward_stepped_up" and f.steps), None)
+    if step is None or int(curve.steps[top]) >= step:
+        return None
+    before = curve.steps < step
+    return step if (as_good & before).any() and (as_good & ~before).any() else None
 
 
 def _describe(

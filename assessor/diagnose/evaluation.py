@@ -30,6 +30,10 @@ _NOT_QUALITY_WORDS = ("length", "len", "time", "kl", "entropy", "std", "runtime"
 _QUALITY_TOKENS = frozenset({"rm", "gold", "judge", "elo", "rating", "quality", "helpful", "helpfulness", "pref",
                              "winrate", "heldout"})
 _GOLD_TOKENS = frozenset({"gold"})
+# A held-out series named after a public benchmark (`eval/gsm8k`, `val/math500_pass1`) is that benchmark's score.
+_BENCHMARK_STEMS = ("gsm8k", "math", "aime", "amc", "mmlu", "humaneval", "mbpp", "gpqa", "hellaswag", "truthfulqa",
+                    "olympiad", "minerva", "livecodebench", "bbh", "ifeval", "alpacaeval", "svamp", "asdiv",
+                    "theoremqa", "winogrande", "mgsm", "codeforces")
 TASK_CHECK_WORDS = ("correct", "accura", "exact", "match", "pass", "solve", "verif")
 MIN_EVALS = 4  # evaluations needed to say an eval does not move
 PLATEAU_EVALS = 4  # evaluations after the bend needed to call an eval plateau (the slope bound carries the proof)
@@ -64,8 +68,9 @@ def _tokens(metric: str) -> set[str]:
 def _quality_name(metric: str) -> bool:
     """A held-out series whose name says it measures quality (and not length, time, KL, ...)."""
     lowered = metric.lower()
-    return (any(w in lowered for w in _QUALITY_WORDS) or bool(_tokens(metric) & _QUALITY_TOKENS)) and not any(
-        w in lowered for w in _NOT_QUALITY_WORDS)
+    named = any(w in lowered for w in _QUALITY_WORDS) or bool(_tokens(metric) & _QUALITY_TOKENS) or any(
+        token.startswith(_BENCHMARK_STEMS) for token in _tokens(metric))
+    return named and not any(w in lowered for w in _NOT_QUALITY_WORDS)
 
 
 def _fingerprint(ctx: Context, metric: str) -> tuple[tuple[int, ...], tuple[float, ...]]:

@@ -390,6 +390,9 @@ class BestCheckpoint(_Model):
     loss_bound_step: int | None = Field(
         None, description="Preference training: the newest evaluation still as good as the best on the held-out "
         "loss, which rose since; the best point is no later than this (the loss shows overfitting first).")
+    reward_changed_step: int | None = Field(
+        None, description="Step where the training reward jumped in one update with the policy's own measures "
+        "unbroken (re-scored, not re-learnt) and the held-out eval declined after it: the best point is before it.")
     behind: bool = Field(False, description="Now is worse than the best point by more than noise.")
     decline_t: float | None = Field(None, description="(best level - now) in standard errors of the difference.")
     breakage_step: int | None = Field(None, description="First step of a broken stretch, when one was found.")

@@ -12,7 +12,7 @@ reward, the trained weights lost at a resume.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -46,12 +46,13 @@ class Rescale:
 
 @dataclass(frozen=True)
 class RewardSteps:
-    """The training reward's one-update steps down to a new level, latest first: what both tests below read."""
+    """The training reward's one-update steps to a new level, latest first: what the tests below read."""
 
     steps: np.ndarray
     values: np.ndarray
     k: int  # points either side a level is read over
     found: list[int]  # indices where the new level begins
+    rises: list[int] = field(default_factory=list)  # the same for steps up to a new level that holds, latest first
 
     def levels(self, i: int) -> tuple[float, float]:
         """The reward's median over the `k` points before index `i` and the `k` from it."""
@@ -59,7 +60,7 @@ class RewardSteps:
 
 
 def reward_steps(run: Run) -> RewardSteps | None:
-    """Scan the reward once for one-update steps down (None when it is too short or has no noise to measure by)."""
+    """Scan the reward once for one-update steps (None when it is too short or has no noise to measure by)."""
     series = run.series("reward_mean")
     steps, values = series.index.to_numpy(), series.to_numpy()
     n = len(values)
@@ -69,7 +70,8 @@ def reward_steps(run: Run) -> RewardSteps | None:
     noise = max(robust.noise_level(values)[0], robust.noise_floor(values))
     if noise <= 0:
         return None
-    return RewardSteps(steps, values, k, _level_steps(values, k, noise))
+    falls, rises = _level_steps(values, k, noise)
+    return RewardSteps(steps, values, k, falls, rises)
 
 
 def reward_rescale(run: Run, scan: RewardSteps | None) -> Rescale | None:
@@ -92,23 +94,35 @@ def reward_rescale(run: Run, scan: RewardSteps | None) -> Rescale | None:
     return None
 
 
-def _level_steps(values: np.ndarray, k: int, noise: float) -> list[int]:
-    """Indices where the curve steps down to a new level in one go, latest first.
+def _level_steps(values: np.ndarray, k: int, noise: float) -> tuple[list[int], list[int]]:
+    """Indices where the curve steps down, and where it steps up, to a new level in one go, each latest first.
 
-    Steady `k` points before, a fall of `STEP_NOISE` noise units or more between their median and the next `k`
-    points', most of it made between two neighbouring points.
+    Steady `k` points before, a move of `STEP_NOISE` noise units or more between their median and the next `k`
+    points', most of it made between two neighbouring points. A step up must also hold over the `2k` points from it:
+    a burst of lucky batches (a spiky reward) is no new level.
     """
     # Every window's median at once (one numpy pass, not a Python loop over a long run's steps); the spread only
-    # where a fall was found.
+    # where a step was found.
     windows = np.lib.stride_tricks.sliding_window_view(values, k)  # windows[j] = values[j:j + k]
     medians = np.median(windows, axis=1)
     index = np.arange(k, len(values) - k + 1)  # i: the k points before are windows[i - k], the k from i windows[i]
     jump = medians[index] - medians[index - k]
-    falls = (jump <= -STEP_NOISE * noise) & (  # only a fall: a step up is as often the model learning
-        np.abs(values[index] - medians[index - k]) >= ABRUPT_SHARE * np.abs(jump))
-    index, jump = index[falls], jump[falls]
-    low, high = np.percentile(windows[index - k], [10, 90], axis=1) if len(index) else (jump, jump)
-    candidates = index[high - low <= 0.5 * np.abs(jump)]  # steady before: a step, not a slide
+    abrupt = np.abs(values[index] - medians[index - k]) >= ABRUPT_SHARE * np.abs(jump)
+    falls = _steady_before(windows, index[(jump <= -STEP_NOISE * noise) & abrupt], jump, index, k)
+    up = index[(jump >= STEP_NOISE * noise) & abrupt]
+    held = np.array([np.median(values[i:i + 2 * k]) - medians[i - k] >= 0.5 * (medians[i] - medians[i - k])
+                     for i in up], dtype=bool)
+    rises = _steady_before(windows, up[held] if len(up) else up, jump, index, k)
+    return falls, rises
+
+
+def _steady_before(windows: np.ndarray, found: np.ndarray, jump: np.ndarray, index: np.ndarray, k: int) -> list[int]:
+    """The steps in `found` with a steady stretch before them (a step, not a slide), one index per step."""
+    if not len(found):
+        return []
+    size = np.abs(jump[np.searchsorted(index, found)])
+    low, high = np.percentile(windows[found - k], [10, 90], axis=1)
+    candidates = found[high - low <= 0.5 * size]
     out: list[int] = []
     for i in candidates[::-1]:
         if not out or out[-1] - i >= k:  # else the same step seen from a neighbouring index
@@ -217,4 +231,33 @@ def policy_reset(run: Run, scan: RewardSteps | None) -> Finding | None:
             f"reference fell from {num(kl[0])} to {num(kl[1])} with it: the policy is suddenly back near its "
             "reference, so its trained weights were lost there (a resume that loaded the base model); the weights "
             "from before that step are the ones to keep", [step])
+    return None
+
+
+def reward_stepped_up(run: Run, scan: RewardSteps | None) -> Finding | None:
+    """The latest one-update step up of the reward to a level that holds, with the policy's own measures unbroken.
+
+    The mirror of `reward_rescale`: learning moves a reward gradually (even a format picked up fast takes a few
+    updates, and the policy's measures move with it), so a reward that lands on a new, higher level between two
+    logged steps while KL, entropy, lengths and the gradient norm run on as before was re-scored, not re-learnt (a
+    reward model swapped or refreshed, a reward function changed). The levels either side are not comparable; the
+    diagnosis keeps reading the whole curve (a step up loses no gain to hide), and the best point is not taken from
+    after it once the run declines on held-out data (`best_checkpoint`).
+    """
+    if scan is None:
+        return None
+    for i in scan.rises:
+        step = int(scan.steps[i])
+        if len(scan.values) - i < MIN_SEGMENT:
+            continue
+        witnesses, broken = _witnesses(run, step, scan.k)
+        if broken or len(witnesses) < MIN_WITNESSES:
+            continue
+        before, after = scan.levels(i)
+        return finding(
+            "reward_mean", "reward_stepped_up", "watch",
+            f"reward_mean jumped from about {num(before)} to {num(after)} in one update at step {step} while "
+            f"{', '.join(witnesses)} ran on unbroken: no policy improves that much in one update, so the reward "
+            "itself changed there (a reward model swapped or refreshed, a new reward function); levels either side "
+            "are not comparable, so check what changed at that step", [step])
     return None

@@ -435,6 +435,7 @@ def best_values(
         "at_peak": _same(b.best_level, peak) and b.best_level_step == peak_step, "in_table": row is not None,
         "band": b.band, "band_kind": (b.band_kind or "").replace("_", " ") or None, "eval_set_size": b.eval_set_size,
         "passed_over": b.passed_over, "loss_bound_step": b.loss_bound_step,
+        "reward_changed_step": b.reward_changed_step,
         "best_level_median": b.best_level_median, "now": b.now_level,
         "now_is_table": row is not None and _same(b.now_level, row["now"]),
         # "Never beat its start" (the system prompt's base-model rule), decided here rather than left to the reader.

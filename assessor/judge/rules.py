@@ -614,6 +614,10 @@ def _causes(d: Diagnostics) -> str:
     """What to change before resuming, from the patterns that came with the decline."""
     kinds = {_kind(f) for f in d.findings if f.severity in ("warning", "critical")}
     out = []
+    changed = d.best_checkpoint.reward_changed_step
+    if changed is not None:
+        out.append(f"find out what changed in the reward at step {changed} (a reward model swapped or refreshed, a "
+                   "new reward function) and put back the one the good stretch was trained on")
     if kinds & {"entropy_blow_up", "entropy_lurch", "kl_jump", "loss_magnitude_blow_up", "loss_discontinuity",
                 "grad_norm_regime_change", "grad_norm_run_up"}:
         out.append("lower the learning rate or tighten ratio clipping (the policy is taking steps too large)")
