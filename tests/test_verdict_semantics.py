@@ -1161,9 +1161,14 @@ def test_a_gradient_norm_of_exactly_zero_on_every_step_with_differing_groups_is_
     reward = 0.36 + ar1(75, n, 0.2, 0.02)
     run = make_run(tmp_path / "frozen", interval=10, reward=reward, reward_std=0.35 + ar1(76, n, 0.2, 0.01),
                    grad_norm=np.zeros(n))
-    stopped = only_kind(diagnose(run).findings, "updates_stopped")
+    d = diagnose(run)
+    stopped = only_kind(d.findings, "updates_stopped")
     assert "exactly 0 on all 30 logged steps" in stopped.observation
     assert verdict(run).decision == "stop"
+    # Said once, with its cause: not again as a share of zero norms with a guessed one ("every group scored alike"),
+    # and no best point is named on a curve that only samples the initial weights.
+    assert "mostly_zero_gradient" not in {f.kind for f in d.findings}
+    assert d.best_checkpoint.basis == "none" and d.best_checkpoint.best_step is None
     # A logger that writes 0 for a norm it cannot read, on a run that learns: the reward rises, nothing is said.
     rising = make_run(tmp_path / "learning", interval=10, reward=0.3 + 0.01 * np.arange(n) + ar1(77, n, 0.2, 0.01),
                       reward_std=0.35 + ar1(78, n, 0.2, 0.01), grad_norm=np.zeros(n))

@@ -255,6 +255,10 @@ def best_checkpoint(
         return BestCheckpoint(
             basis="none", breakage_step=breakage_step, breakage=breakage, save_steps=ctx.facts.save_steps,
             reason="the run never had a learning signal, so no step is better than the model it started from")
+    if signal.updates_stopped_step is not None and signal.updates_stopped_step <= _first_train_step(ctx):
+        return BestCheckpoint(
+            basis="none", breakage_step=breakage_step, breakage=breakage, save_steps=ctx.facts.save_steps,
+            reason="no update ever changed the weights, so every step holds the model the run started from")
     curve, basis, metric = None, "none", None
     eval_metric = _falling_eval(evaluation)
     eval_curve = _eval_curve(ctx, evaluation, eval_metric) if eval_metric is not None else None
@@ -354,6 +358,15 @@ def best_checkpoint(
         reason=what,
     )
     return _nearest_checkpoint(ctx, out)
+
+
+def _first_train_step(ctx: Context) -> int:
+    """The first step the training reward (else the gradient norm) was logged at."""
+    for metric in (primary_reward(ctx), "grad_norm"):
+        reading = ctx.book.get(metric) if metric else None
+        if reading is not None and reading.series.n:
+            return int(reading.series.steps[0])
+    return 0
 
 
 def _rescored_before(

@@ -183,8 +183,9 @@ def _decline(reading: Reading) -> tuple[str, list[Finding]]:
     if ratio <= LOW_SHARE:
         return "gradual_decline", [finding(
             "entropy", "entropy_low", "watch",
-            f"Entropy declined gradually from {num(s.start)} to {num(s.now)} ({pct}) over steps {onset}-{end}: "
-            f"the policy is becoming very confident; watch for completions converging.",
+            f"Entropy fell from {num(s.start)} to {num(s.now)} ({pct}), most of the fall over steps {onset}-{end} "
+            f"(not fast enough over the run, nor far enough, to count as a collapse): the policy is becoming very "
+            f"confident; watch for completions converging.",
             [onset, end],
         )]
     return "gradual_decline", [finding(

@@ -381,10 +381,12 @@ def _findings(
                            f"p={reward.trend_p:.2f}), but the noise cannot rule out that it is still rising", [since]))
     elif quadrant == "kl_up_reward_up":
         out.append(finding("kl_reward", quadrant, "info",
-                           f"{kl_move} with {reward_move}: the policy changes and improves", [since]))
+                           f"{kl_move} with {reward_move}: the policy changes and improves on the training "
+                           "reward (whether that transfers is the held-out eval's to say)", [since]))
     elif quadrant == "kl_stable_reward_up":
         out.append(finding("kl_reward", quadrant, "info",
-                           f"{reward_move} with KL steady at {num(kl.now)}: improving without drifting", [since]))
+                           f"{reward_move} with KL steady at {num(kl.now)}: improving on the training reward "
+                           "without drifting", [since]))
     elif quadrant == "kl_stable_reward_flat":
         out.append(finding("kl_reward", quadrant, "watch",
                            f"KL steady at {num(kl.now)} and {reward_level} flat: the run is neither improving nor "

@@ -489,7 +489,9 @@ def _partial_signal_findings(
     findings = []
     step = reward.summary.first_step
     grad = out.zero_grad_share
-    if grad is not None and grad >= 0.5 and not no_signal_found:
+    # Updates that stopped (or never started) are said by `updates_stopped`, with their cause; the share of zero
+    # norms would be the same steps again, with a guessed cause.
+    if grad is not None and grad >= 0.5 and not no_signal_found and out.updates_stopped_step is None:
         if moved:
             # The share is a fact; what it means is not, when the policy visibly changed on such steps.
             text = (f"grad norm is logged as exactly 0 on {grad:.0%} of logged steps, yet {', '.join(moved)} shifted "
