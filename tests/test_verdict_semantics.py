@@ -1324,3 +1324,28 @@ def test_held_out_series_named_after_benchmarks_are_read_as_held_out_scores(tmp_
     d = diagnose(run)
     assert {c.metric for c in d.eval.curves} == {"eval/gsm8k", "eval/math500", "eval/mmlu_stem"}
     assert d.best_checkpoint.basis == "eval" and d.best_checkpoint.metric == "eval/gsm8k"
+
+
+def test_a_reward_that_sank_below_its_start_as_truncation_rose_has_its_better_model_behind_it(tmp_path):
+    # Logged every 10 steps (TRL's means): reward ~0.30 for the first stretch, then ~0.23 as a fifth and more of
+    # the completions run into the 512-token cap. The fall from the start is the decline (below where it started,
+    # by more than noise) and the truncation is its mechanism, not only a reason to stop and raise the cap: the
+    # early weights score better under this cap, so they are the ones to go back to.
+    n = 30
+    steps = np.arange(1, n + 1) * 10
+    reward = np.where(steps <= 50, 0.30, 0.235) + ar1(98, n, 0.2, 0.03)
+    clipped = np.where(steps <= 50, 0.06, np.minimum(0.06 + 0.004 * (steps - 50), 0.4))
+    length = 280 + 135 * clipped / 0.4 + ar1(98, n, 0.2, 4.0)
+    run = make_run(tmp_path / "cut", interval=10, reward=reward, completions__mean_length=length,
+                   completions__clipped_ratio=clipped, completions__max_length=np.full(n, 512.0),
+                   checkpoints=(50, 100, 150, 200, 250, 300), config={"max_completion_length": 512})
+    kinds = {f.kind: f.severity for f in diagnose(run).findings}
+    assert kinds.get("reward_below_start") in ("warning", "critical") and "length_truncation" in kinds
+    v = verdict(run)
+    assert v.decision == "rollback" and (v.rollback_step or 0) <= 60
+    # The same truncation with a reward that holds its level is a reason to stop and raise the cap, no rollback.
+    held = make_run(tmp_path / "held", interval=10, reward=0.30 + ar1(98, n, 0.2, 0.03),
+                    completions__mean_length=length, completions__clipped_ratio=clipped,
+                    completions__max_length=np.full(n, 512.0), checkpoints=(50, 100, 150, 200, 250, 300),
+                    config={"max_completion_length": 512})
+    assert verdict(held).decision != "rollback"

@@ -44,9 +44,12 @@ DEGRADATION = {
     "reward_floor_no_signal": 2.0, "reward_below_start": 1.5, "train_eval_divergence": 1.0,
     "length_approaching_cap": 1.0, "component_saturated_other_stalls": 2.0, "reward_falling": 1.0,
     "reward_per_kl_collapsed": 1.0, "side_eval_declining": 1.0, "shaped_reward_declined": 2.0,
-    "eval_latest_drop": 1.0, "shortest_completions_collapsed": 1.0,
+    "eval_latest_drop": 1.0, "shortest_completions_collapsed": 1.0, "length_truncation": 1.0,
     **{kind: weight for kind, (_, weight) in BREAKAGE_KINDS.items() if kind != "nonfinite"},
 }
+# Degradation only beside a fall of the training reward (then it is the fall's mechanism: answers cut off at the cap
+# score nothing); otherwise a reason to stop and raise the cap (SPENT).
+DEGRADATION_IF_REWARD_FELL = frozenset({"length_truncation"})
 # Findings that say the run has nothing more to give (or, for the setup ones, cannot give it as configured).
 SPENT = {
     "kl_up_reward_flat": 1.0, "reward_saturated": 1.5, "dpo_loss_flat_at_ln2": 1.5, "loss_sign_reversal": 1.0,
@@ -202,6 +205,8 @@ def _eval_still_climbing(d: Diagnostics) -> bool:
 
 def _sort(d: Diagnostics) -> _Weighed:
     degradation, spent, setup, diverged, other = [], [], [], [], []
+    reward_fell = any(_kind(f) in REWARD_TRAJECTORY and f.severity in ("warning", "critical")
+                      and not _eval_vouches(d, f) and not _warming_up(d) for f in d.findings)
     for f in d.findings:
         kind = _kind(f)
         if _eval_vouches(d, f) or (d.best_checkpoint.breakage_overruled and breakage_kind(f) in OVERRULED_BY_EVAL) or (
@@ -211,7 +216,8 @@ def _sort(d: Diagnostics) -> _Weighed:
             setup.append(f)
         elif kind == "nonfinite" and f.severity == "critical":
             diverged.append(f)
-        elif kind in DEGRADATION and f.severity in ("warning", "critical"):
+        elif kind in DEGRADATION and f.severity in ("warning", "critical") and (
+                kind not in DEGRADATION_IF_REWARD_FELL or reward_fell):
             degradation.append(f)
         elif kind in SPENT and f.severity in ("warning", "critical", "watch") and not (
                 kind in SPENT_UNLESS_IMPROVING and (d.reward.trend == "rising" or (f.severity == "watch"
