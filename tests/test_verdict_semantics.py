@@ -8,6 +8,7 @@ target), and runs that learn nothing; the real runs are read for findings that c
 from __future__ import annotations
 
 import itertools
+import math
 import re
 
 import numpy as np
@@ -1349,3 +1350,56 @@ def test_a_reward_that_sank_below_its_start_as_truncation_rose_has_its_better_mo
                     completions__max_length=np.full(n, 512.0), checkpoints=(50, 100, 150, 200, 250, 300),
                     config={"max_completion_length": 512})
     assert verdict(held).decision != "rollback"
+
+
+def test_a_task_reward_component_falling_while_the_total_rises_is_reward_bought_at_the_tasks_expense(tmp_path):
+    # holdout13: accuracy (0/1) plus a length penalty; the total rises the whole run because completions get
+    # shorter, while the accuracy component peaked around step 150 and fell since. A start-to-now reading calls the
+    # task "never moved"; it rose and fell, and the model was better at its peak.
+    accuracy = 0.43 + 0.12 * np.clip(STEPS / 150, 0, 1) - 0.1 * np.clip((STEPS - 150) / 150, 0, 1)
+    penalty = -0.40 + 0.28 * np.clip((STEPS - 150) / 150, 0, 1)
+    accuracy, penalty = accuracy + ar1(99, N, 0.2, 0.01), penalty + ar1(100, N, 0.2, 0.005)
+    run = make_run(tmp_path, reward=accuracy + penalty, rewards__accuracy_reward__mean=accuracy,
+                   rewards__length_penalty__mean=penalty)
+    d = diagnose(run)
+    kinds = {f.kind for f in d.findings}
+    assert "reward_hacking" in kinds and "task_component_flat" not in kinds
+    assert d.best_checkpoint.basis == "task" and d.best_checkpoint.metric == "reward_component/accuracy_reward_mean"
+    v = verdict(run)
+    assert v.decision == "rollback" and 100 <= (v.rollback_step or 0) <= 170
+
+
+def test_when_two_held_out_measures_fall_the_one_that_fell_furthest_dates_the_best_point(tmp_path):
+    # mean@2 accuracy and best@2 on the same problems: both peak around step 150 and fall; best@2 falls further
+    # in its own noise, and the best point is read on it (the accuracy's band reaches past the fall's start).
+    reward = 0.3 + 0.3 * np.clip(STEPS / 250, 0, 1) + ar1(101, N, 0.3, 0.01)
+    steps = np.arange(1, 21) * 15
+    accuracy = np.round((0.50 + 0.10 * np.clip(steps / 150, 0, 1) - 0.05 * np.clip((steps - 150) / 150, 0, 1)
+                         + ar1(102, 20, 0.0, 0.012)) * 1000) / 1000
+    best_at_4 = np.round((0.65 + 0.12 * np.clip(steps / 150, 0, 1) - 0.12 * np.clip((steps - 150) / 150, 0, 1)
+                          + ar1(103, 20, 0.0, 0.012)) * 500) / 500
+    run_dir = make_run(tmp_path, reward=reward).path
+    with_evals(run_dir, "pass_at_k", 15, best_at_4)
+    d = diagnose(with_evals(run_dir, "accuracy", 15, accuracy))
+    curves = {c.metric: c.decline_noise for c in d.eval.curves}
+    assert curves["eval/pass_at_k"] > curves["eval/accuracy"] >= 2.0
+    assert d.best_checkpoint.metric == "eval/pass_at_k" and (d.best_checkpoint.best_step or 0) <= 180
+
+
+def test_a_few_evaluations_are_read_no_finer_than_their_sampling_error(tmp_path):
+    # Eight evaluations of a pass rate on 500 problems: their own spread (four to six second differences) can
+    # come out at a third of the sampling error by luck, and a dip of two would read as a decline.
+    reward = 0.2 + 0.05 * STEPS / N + ar1(104, N, 0.3, 0.01)
+    evals = np.array([0.266, 0.268, 0.286, 0.234, 0.220, 0.232, 0.266, 0.252])
+    d = diagnose(with_evals(make_run(tmp_path, reward=reward).path, "math500_acc", 35, evals))
+    (curve,) = d.eval.curves
+    assert curve.noise == pytest.approx(math.sqrt(0.25 * 0.75 / 500), rel=0.1)
+    assert "eval_declining" not in {f.kind for f in d.findings}
+
+
+def test_a_flat_reward_over_many_points_early_in_a_long_planned_run_is_not_yet_an_answer(tmp_path):
+    # 500 per-step points of a slow learner in a 4000-step run: the reward has not moved beyond its noise yet.
+    n = 500
+    reward = 0.2 + 0.00002 * np.arange(n) + ar1(105, n, 0.3, 0.05)
+    run = make_run(tmp_path, reward=reward, config={"max_steps": 4000})
+    assert verdict(run).decision == "continue"

@@ -92,7 +92,8 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
     if stepped_up is not None:
         findings.append(stepped_up)
     findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.steps[0] if f.steps else 0))
-    checkpoint = best_checkpoint(ctx, reward, evaluation, components, findings, learning_signal)
+    checkpoint = best_checkpoint(ctx, reward, evaluation, components, findings, learning_signal,
+                                 hacked_task=overoptimization.task_metric)
     facts = run.facts
     last = run.last_step
     state, state_reason = run_state(run, now)

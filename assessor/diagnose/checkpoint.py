@@ -150,14 +150,18 @@ def _falling_eval(evaluation: EvalDiagnosis) -> str | None:
     """
     if evaluation.metric is None:
         return None
-    if any(f.kind == "eval_declining" and f.signal == "eval" for f in evaluation.findings):
-        return evaluation.metric
+    primary_fell = any(f.kind == "eval_declining" and f.signal == "eval" for f in evaluation.findings)
     # A benchmark much coarser than the preferred one (its set size shows: AIME's 30 problems beside MATH-500) can
     # fall by its own sampling noise; it does not choose the best point while the finer one holds.
     first = evaluation.curves[0].set_size if evaluation.curves else None
     falling = [c for c in evaluation.curves[1:] if any(
         f.kind == "eval_declining" and f.signal == c.metric for f in evaluation.findings) and not (
         first is not None and c.set_size is not None and c.set_size * RESOLUTION_RATIO <= first)]
+    if primary_fell and evaluation.curves:
+        # Both fell: the one that fell furthest in its own noise dates the decline most clearly. (A held-out
+        # preference loss bounds the target on its own terms: `_preference_loss_cap`.)
+        falling = [c for c in falling if c.metric.removeprefix("eval/") not in LOWER_IS_BETTER]
+        falling.append(evaluation.curves[0])
     if not falling:
         return evaluation.metric
     return max(falling, key=lambda c: c.decline_noise).metric.removeprefix("eval/")
@@ -246,9 +250,12 @@ def _eval_rose_through(curve: _Curve, breakage_step: int) -> bool:
 
 def best_checkpoint(
     ctx: Context, reward: RewardDiagnosis, evaluation: EvalDiagnosis, components: RewardComponentsDiagnosis,
-    findings: list[Finding], signal: LearningSignalDiagnosis,
+    findings: list[Finding], signal: LearningSignalDiagnosis, hacked_task: str | None = None,
 ) -> BestCheckpoint:
-    """The run's one best point (see the module docstring) and the checkpoint to roll back to."""
+    """The run's one best point (see the module docstring) and the checkpoint to roll back to.
+
+    `hacked_task`: the task metric the over-optimisation reading compared the reward with, if any.
+    """
     broke = breakage_onset(findings)
     breakage_step, breakage = broke if broke else (None, None)
     if signal.never_learned:
@@ -273,7 +280,7 @@ def best_checkpoint(
         curve, basis, metric = eval_curve, "eval", f"eval/{eval_metric}"
     else:
         # A saturated easy component can carry the total while the one that matters falls: read that one.
-        task = components.fallen_task
+        task = components.fallen_task or _gamed_task_component(findings, hacked_task)
         reward_metric = task or ("reward_shaped_mean" if reward.shaped_declined else primary_reward(ctx))
         reading = ctx.book.get(reward_metric) if reward_metric else None
         if reading is not None and float(np.ptp(reading.series.values)) > 0.0:
@@ -358,6 +365,16 @@ def best_checkpoint(
         reason=what,
     )
     return _nearest_checkpoint(ctx, out)
+
+
+def _gamed_task_component(findings: list[Finding], task: str | None) -> str | None:
+    """The task's own reward component, when the reward was bought at its expense (`reward_hacking`).
+
+    The total kept rising, so its best is now; the task component's best is the model to go back to.
+    """
+    if task is None or not task.startswith("reward_component/"):
+        return None
+    return task if any(f.kind == "reward_hacking" for f in findings) else None
 
 
 def _first_train_step(ctx: Context) -> int:

@@ -295,6 +295,8 @@ def _task_never_moved(ctx: Context, components: list[_Component]) -> list[Findin
         series, s = task.reading.series, task.reading.summary
         if series.n < MIN_TASK_POINTS or task.direction != "flat" or task.saturated or not moved:
             continue
+        if _fell_from_best(task.reading) is not None:
+            continue  # it rose and fell back: that is a decline (read against the total), not a task never learnt
         if robust.trend(series, int(series.steps[0])).direction != "flat":
             continue
         starved = _starved_share(ctx)

@@ -597,7 +597,7 @@ def eval_set_size(metric: str, values: np.ndarray, any_name: bool = False) -> tu
     return scale * math.sqrt(max(level * (1 - level), 1.0 / n) / n), n
 
 
-NOISE_EVALS = 6  # evaluations (four second differences) before their own spread is a measurement
+NOISE_EVALS = 10  # evaluations (eight second differences) before their own spread is a measurement
 
 
 def decline_noise(metric: str, values: np.ndarray, score: np.ndarray) -> float:

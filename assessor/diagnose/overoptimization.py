@@ -77,6 +77,7 @@ def _exchange_rate(reward: Reading, kl: Reading, out: OveroptimizationDiagnosis)
         f"{since} for reward hacking", [since])]
 
 
+COMPONENT = "reward_component/"
 TASK_WORDS = ("exact_match", "accuracy", "acc", "correct", "pass", "solve", "success")
 
 
@@ -85,9 +86,13 @@ def _task_series(ctx: Context) -> tuple[str, np.ndarray, np.ndarray] | None:
 
     A held-out eval falling while the reward rises is read by the eval diagnosis (`train_eval_divergence`).
     """
+    components = [m for m in ctx.run.metric_names() if m.startswith(COMPONENT) and m.endswith("_mean")]
     for name in ctx.run.metric_names():
         lowered = name.lower()
-        if name.startswith(("reward", "pref_")) or not any(w in lowered for w in TASK_WORDS):
+        # A reward function that checks the task (`reward_component/accuracy_reward_mean`) is such a metric too,
+        # when the total has other parts that can rise without it (a length or format bonus).
+        task_component = name in components and len(components) > 1
+        if (name.startswith(("reward", "pref_")) and not task_component) or not any(w in lowered for w in TASK_WORDS):
             continue
         # Bookkeeping of the sampler, not of the task: OpenRLHF's `dynamic_filtering_pass_rate` is the share of
         # groups a filter kept (mixed outcomes), which falls as more groups come back all right.

@@ -65,6 +65,7 @@ SPENT_UNLESS_NEVER_IMPROVED = frozenset({"length_at_cap_from_start", "reward_no_
 # A reward back where it started says the run is spent only after a long stretch: early runs deserve patience.
 LONG_FLAT_POINTS = 400
 LONG_FLAT_PROGRESS = 0.4
+EARLY_BUDGET_SHARE = 0.2  # of the planned steps: before it, a flat reward is not yet an answer however many points
 # A critic that never learnt feeds the policy noise: that run is spent as configured, unless it learns anyway (the
 # held-out eval moved up, or the reward clearly rose), in which case it is a risk to watch.
 SPENT_UNLESS_LEARNING = frozenset({"critic_not_learning"})
@@ -186,6 +187,8 @@ def _long_run(d: Diagnostics) -> bool:
     curve = d.signals.get(d.reward.metric or "")
     if curve is None:
         return False
+    if d.run.progress is not None and d.run.progress < EARLY_BUDGET_SHARE:
+        return False  # many points, but a small share of a long planned run: a slow learner may not show yet
     progress = d.run.progress or 0.0
     return curve.points >= LONG_FLAT_POINTS or (progress >= LONG_FLAT_PROGRESS and curve.points >= EARLY_POINTS * 6)
 
