@@ -165,3 +165,18 @@ def test_listed_passthrough_keys_are_known_and_not_guessed(key):
     resolved = resolve(key)
     assert resolved is not None
     assert resolved.known and resolved.own_name is None
+
+
+@pytest.mark.parametrize("key", ["reward/frac_flat_groups", "rewards/frac_zero_std", "reward/zero_std_frac",
+                                 "train/reward/no_spread_share"])
+def test_a_share_of_groups_that_scored_alike_is_the_zero_spread_fraction_not_a_reward_function(key):
+    # holdout13: a custom loop's `reward/frac_flat_groups` was read as a reward component's mean.
+    resolved = resolve(key)
+    assert resolved is not None and resolved.metric == "reward_zero_std_frac"
+
+
+@pytest.mark.parametrize("key", ["eval/epoch", "eval_epoch"])
+def test_the_eval_loops_epoch_counter_is_not_a_held_out_measurement(key):
+    # HF's Trainer logs `epoch` with every evaluation; as a held-out row it "rose +307692 noise units".
+    assert resolve(key) is None
+    assert resolve("epoch") is not None  # the training epoch stays (resumes and epoch boundaries read it)

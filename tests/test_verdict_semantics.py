@@ -1151,7 +1151,7 @@ def test_an_evaluation_just_below_the_peak_is_said_to_be_below_it_not_near_its_b
     reward = 0.3 + 0.2 * np.clip(STEPS / 200, 0, 1) + ar1(74, N, 0.3, 0.01)
     evals = np.array([0.10, 0.14, 0.13, 0.18, 0.16, 0.21, 0.19, 0.23, 0.205])
     run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 30, evals)
-    found = only_kind(diagnose(run).findings, "eval_at_best")
+    found = only_kind(diagnose(run).findings, "eval_near_best")
     assert "below its peak" in found.observation and "near its best" not in found.observation
 
 

@@ -269,7 +269,7 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
         where = f"{below:.1f}x its eval-to-eval noise of {num(noise)} below its peak" if below >= 0.05 else (
             "level with its peak")
         findings.append(finding(
-            "eval", "eval_at_best", "info",
+            "eval", "eval_near_best", "info",
             f"{label} is {where} ({num(out.now)} at step {out.now_step}; peak {num(out.peak)} at step "
             f"{out.peak_step}), one evaluation after it: too few to call a decline", [peak_step, now_step]))
     else:

@@ -220,6 +220,10 @@ HELD_OUT_LOSSES: frozenset[str] = frozenset({"validation_loss", "val_loss"})
 _SPACES_AROUND_SLASH = re.compile(r"\s*/\s*")
 _SPACES = re.compile(r"\s+")
 _SCALE_SUFFIX = re.compile(r"^(?P<base>.+)\((?P<scale>[0-9.]+e[-+]?\d+)\)$")
+# Names for the share of groups that all scored alike (no reward spread, no advantage).
+_ZERO_SPREAD = re.compile(r"zero[_-]?std|std[_-]?zero|flat[_-]?groups?|no[_-]?spread|identical[_-]?rewards?")
+# Eval-split counters the evaluation loop logs beside its scores (HF's `eval/epoch`): not measurements.
+EVAL_BOOKKEEPING = frozenset({"epoch"})
 _REWARD_FN = re.compile(r"^rewards/(?P<fn>.+?)(?:/(?P<stat>mean|std))?$")
 # verl's MLflow logger writes `@` as `_at_` (MLflow rejects `@` in metric keys).
 _VERL_VAL = re.compile(
@@ -327,13 +331,17 @@ def _resolve(k: str, scale: float) -> Resolved | None:
         return _verl_validation(k, scale)
     elif k in HELD_OUT_LOSSES:
         return Resolved("loss", "eval", scale)
-    if k in NOT_METRICS:
+    if k in NOT_METRICS or (split == "eval" and k in EVAL_BOOKKEEPING):
         return None
     if k in _ALIASES:
         canonical = _ALIASES[k]
         if canonical == "accuracy" and not said_train:  # a held-out number unless the key says it is training's
             split = "eval"
         return Resolved(canonical, split, scale, percent=k in PERCENT_IF_ABOVE_ONE)
+    if _ZERO_SPREAD.search(k) and "reward" in k.lower():
+        # `reward/frac_flat_groups`, `rewards/zero_std_frac`: the share of groups whose completions all scored the
+        # same, not a reward function's mean.
+        return Resolved("reward_zero_std_frac", split, scale, known=False, own_name=k)
     fn_match = _REWARD_FN.match(k)
     if fn_match and fn_match["fn"] not in STAT_WORDS:  # `rewards/mean` is the total reward: left to the guess
         stat = fn_match["stat"] or "mean"

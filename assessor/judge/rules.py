@@ -133,7 +133,7 @@ def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
     if _kind(finding) not in REWARD_TRAJECTORY or e.now_step is None or not finding.steps:
         return False
     # ...and only when no held-out series is falling: one task of a mix collapsing is not vouched for by another.
-    at_best = any(f.kind in ("eval_at_best", "eval_holding") for f in e.findings) and not any(
+    at_best = any(f.kind in ("eval_at_best", "eval_near_best", "eval_holding") for f in e.findings) and not any(
         f.kind == "eval_declining" for f in e.findings)
     # An eval that never rose vouches for nothing: holding a level the run started at is not health.
     curve = d.signals.get(f"eval/{e.metric}")
@@ -600,7 +600,7 @@ def _continue(d: Diagnostics, w: _Weighed) -> Verdict:
         headline += f"; watch {', '.join(sorted({f.signal for f in concerns})[:3])}"
     headline += "."
     evidence = [f for f in d.findings if f.kind in ("reward_rising", "kl_up_reward_up", "kl_stable_reward_up",
-                                                    "eval_at_best", "eval_holding")] + concerns
+                                                    "eval_at_best", "eval_near_best", "eval_holding")] + concerns
     if finished:
         actions = ["Extend the run from its final checkpoint (raise the planned steps); keep the final weights if "
                    "you cannot."]
