@@ -1403,3 +1403,12 @@ def test_a_flat_reward_over_many_points_early_in_a_long_planned_run_is_not_yet_a
     reward = 0.2 + 0.00002 * np.arange(n) + ar1(105, n, 0.3, 0.05)
     run = make_run(tmp_path, reward=reward, config={"max_steps": 4000})
     assert verdict(run).decision == "continue"
+
+
+def test_a_shift_inside_the_latest_stretch_is_the_current_level_on_the_sheet(tmp_path):
+    # A live run that blew up in its last 15 of 300 steps: KL from ~0.03 to ~0.85 and staying there. The median of
+    # the latest stretch (30 points) is still mostly from before; the sheet's "now" is the level after the shift.
+    kl = np.where(STEPS < 286, 0.03, 0.85) * (1 + ar1(106, N, 0.3, 0.05))
+    d = diagnose(make_run(tmp_path, reward=0.3 + 0.2 * np.clip(STEPS / 200, 0, 1) + ar1(107, N, 0.3, 0.01), kl=kl))
+    row = d.signals["kl"]
+    assert row.now == pytest.approx(0.85, rel=0.1) and row.peak >= row.now

@@ -140,9 +140,14 @@ def smooth(values: np.ndarray) -> np.ndarray:
     return median.rolling(max(3, window // 2) | 1, center=True, min_periods=1).mean().to_numpy()
 
 
+def edge_width(n: int) -> int:
+    """Points in the first or last stretch `edge_level` reads (about a tenth of the curve, 3 to 50)."""
+    return int(min(50, max(3, n // 10)))
+
+
 def edge_level(values: np.ndarray, at_end: bool) -> float:
     """Robust level of the first or last stretch of a curve (median of about a tenth of it)."""
-    k = int(min(50, max(3, len(values) // 10)))
+    k = edge_width(len(values))
     part = values[-k:] if at_end else values[:k]
     return float(np.median(part))
 

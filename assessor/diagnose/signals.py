@@ -11,6 +11,7 @@ from assessor.diagnose.models import ChangePoint, Discontinuity, SignalSummary, 
 from assessor.run import Run, Split
 
 MIN_POINTS = 3
+LATEST_SHIFT_POINTS = 3  # points after a late lasting shift before they, not the stretch, are the current level
 # Curves whose levels are stretch means rather than medians of the smoothed curve (see `describe`).
 MEAN_LEVEL_PREFIXES = ("reward_mean", "reward_component/", "pref_margin", "pref_accuracy")
 # Curves where a one-step spike means something (instability, a stall); spikes elsewhere are just noise.
@@ -122,6 +123,13 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
         )
         for (k, before, after), (seg_before, seg_after) in zip(found, chained, strict=True)
     ]
+    if cps and not (split == "eval" or metric in SCHEDULE_METRICS or metric.startswith(MEAN_LEVEL_PREFIXES)):
+        # A lasting shift inside the latest stretch (a live run that just blew up): the current level is the one
+        # after it, not a median of the stretch that is still mostly from before.
+        since = series.red_values[series.red_steps >= cps[-1].step]
+        if LATEST_SHIFT_POINTS <= len(since) < robust.edge_width(len(series.red_values)):
+            now = float(np.median(since))
+            peak, trough = max(peak, now), min(trough, now)
     jumps = [
         Discontinuity(step=s, before=b, after=a, ratio=r) for s, b, a, r in robust.discontinuities(
             series.red_steps, series.red_values)
