@@ -1412,3 +1412,17 @@ def test_a_shift_inside_the_latest_stretch_is_the_current_level_on_the_sheet(tmp
     d = diagnose(make_run(tmp_path, reward=0.3 + 0.2 * np.clip(STEPS / 200, 0, 1) + ar1(107, N, 0.3, 0.01), kl=kl))
     row = d.signals["kl"]
     assert row.now == pytest.approx(0.85, rel=0.1) and row.peak >= row.now
+
+
+def test_a_flat_held_out_eval_early_in_a_long_planned_run_is_not_yet_a_reason_to_stop(tmp_path):
+    # The training reward rises; the held-out eval (12 evaluations) stays put. At step 300 of a planned 3000 that
+    # is a slow learner's first tenth; at step 300 of 400 it says the gains do not transfer.
+    reward = 0.3 + 0.2 * np.clip(STEPS / 250, 0, 1) + ar1(108, N, 0.3, 0.01)
+    evals = np.round((0.40 + ar1(109, 12, 0.0, 0.01)) * 500) / 500
+    early = with_evals(make_run(tmp_path / "early", reward=reward, config={"max_steps": 3000}).path, "accuracy",
+                       25, evals)
+    late = with_evals(make_run(tmp_path / "late", reward=reward, config={"max_steps": 400}).path, "accuracy", 25,
+                      evals)
+    assert "eval_not_transferring" in {f.kind for f in diagnose(late).findings}
+    assert verdict(late).decision == "stop"
+    assert verdict(early).decision == "continue"

@@ -65,7 +65,10 @@ SPENT_UNLESS_NEVER_IMPROVED = frozenset({"length_at_cap_from_start", "reward_no_
 # A reward back where it started says the run is spent only after a long stretch: early runs deserve patience.
 LONG_FLAT_POINTS = 400
 LONG_FLAT_PROGRESS = 0.4
-EARLY_BUDGET_SHARE = 0.2  # of the planned steps: before it, a flat reward is not yet an answer however many points
+EARLY_BUDGET_SHARE = 0.2  # of the planned steps: before it, a flat curve is not yet an answer however many points
+# A held-out eval shown flat says the run is spent, but not that early in its budget (a noisy eval of a slow learner
+# can test flat over its first evaluations).
+HELD_OUT_FLAT = frozenset({"eval_not_transferring", "eval_plateau"})
 # A critic that never learnt feeds the policy noise: that run is spent as configured, unless it learns anyway (the
 # held-out eval moved up, or the reward clearly rose), in which case it is a risk to watch.
 SPENT_UNLESS_LEARNING = frozenset({"critic_not_learning"})
@@ -182,12 +185,17 @@ def _never_improved(d: Diagnostics) -> bool:
     return False
 
 
+def _early_in_budget(d: Diagnostics) -> bool:
+    """Before a fifth of a known planned run: a slow learner's curves may not show it yet."""
+    return d.run.progress is not None and d.run.progress < EARLY_BUDGET_SHARE
+
+
 def _long_run(d: Diagnostics) -> bool:
     """Long enough that a reward still where it started is an answer, not impatience."""
     curve = d.signals.get(d.reward.metric or "")
     if curve is None:
         return False
-    if d.run.progress is not None and d.run.progress < EARLY_BUDGET_SHARE:
+    if _early_in_budget(d):
         return False  # many points, but a small share of a long planned run: a slow learner may not show yet
     progress = d.run.progress or 0.0
     return curve.points >= LONG_FLAT_POINTS or (progress >= LONG_FLAT_PROGRESS and curve.points >= EARLY_POINTS * 6)
@@ -228,7 +236,8 @@ def _sort(d: Diagnostics) -> _Weighed:
                 kind in SPENT_UNLESS_NEVER_IMPROVED and not _never_improved(d)) and not (
                 kind == "reward_no_progress" and (not _long_run(d) or _learning_anyway(d))) and not (
                 kind in SPENT_UNLESS_LEARNING and _learning_anyway(d)) and not (
-                kind == "reward_converged" and _eval_still_climbing(d)):
+                kind == "reward_converged" and _eval_still_climbing(d)) and not (
+                kind in HELD_OUT_FLAT and _early_in_budget(d)):
             spent.append(f)
         elif f.severity in ("warning", "critical"):
             other.append(f)
