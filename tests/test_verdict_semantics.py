@@ -1426,3 +1426,20 @@ def test_a_flat_held_out_eval_early_in_a_long_planned_run_is_not_yet_a_reason_to
     assert "eval_not_transferring" in {f.kind for f in diagnose(late).findings}
     assert verdict(late).decision == "stop"
     assert verdict(early).decision == "continue"
+
+
+def test_a_learning_rate_tripled_at_a_resume_is_named_and_undone_in_the_advice(tmp_path):
+    # 1e-6 for 150 steps, then 3e-6 (a resume with a new config): the reward, at its best before, falls after it.
+    lr = np.where(STEPS < 150, 1e-6, 3e-6)
+    reward = np.where(STEPS < 150, 0.3 + 0.3 * np.clip(STEPS / 120, 0, 1), 0.6 - 0.25 * np.clip((STEPS - 150) / 60, 0,
+                                                                                                      1))
+    run = make_run(tmp_path, reward=reward + ar1(110, N, 0.3, 0.01), learning_rate=lr)
+    raised = only_kind(diagnose(run).findings, "lr_raised")
+    assert raised.steps == [150] and "1e-06 to 3e-06" in raised.observation
+    v = verdict(run)
+    assert v.decision == "rollback" and "undo the learning-rate change at step 150" in v.headline
+    # A warm-up ramp, then a cosine decay: no raise is named.
+    warm = np.minimum(STEPS / 30, 1.0) * 1e-6 * (0.5 + 0.5 * np.cos(np.pi * STEPS / N))
+    plain = make_run(tmp_path / "plain", reward=0.3 + 0.2 * np.clip(STEPS / 200, 0, 1) + ar1(111, N, 0.3, 0.01),
+                     learning_rate=warm)
+    assert "lr_raised" not in {f.kind for f in diagnose(plain).findings}

@@ -65,11 +65,45 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
         findings.append(finding(
             metric, "nonfinite", severity, f"{metric} was NaN/inf at {len(steps)} logged steps ({shown}){tail}",
             steps[:6]))
+    raised = _lr_raised(ctx)
+    if raised is not None:
+        findings.append(raised)
     diverged = [f.steps[0] for f in findings if f.kind == "nonfinite" and f.severity == "critical" and f.steps]
     if diverged:
         findings.extend(_run_up(ctx, min(diverged)))
     out.findings = findings
     return out
+
+
+LR_RAISED = 1.5  # the learning rate set at least half again above anything it had been, after holding there
+LR_HELD_SHARE = 0.1  # ... for a tenth of the logged steps or more before (a warm-up ramp does not hold)
+
+
+def _lr_raised(ctx: Context) -> Finding | None:
+    """The learning rate raised in one step to a level it keeps, after it had held its earlier level for a while.
+
+    A warm-up climbs; a schedule decays. A jump to several times the level the run was trained at (a resume with new
+    settings, a changed config) is an intervention, and what the policy does right after it is likely its effect.
+    """
+    series = ctx.run.series("lr")
+    values, steps = series.to_numpy(), series.index.to_numpy()
+    n = len(values)
+    if n < 10 or not np.all(np.isfinite(values)) or float(np.max(values)) <= 0.0:
+        return None
+    before_max = np.maximum.accumulate(values)[:-1]
+    rises = np.flatnonzero(values[1:] >= LR_RAISED * np.maximum(before_max, 1e-300)) + 1
+    for i in rises:
+        prior = float(before_max[i - 1])
+        held = int(np.sum(values[:i] >= prior * (1 - 1e-6)))
+        if prior <= 0 or held < LR_HELD_SHARE * n or float(np.median(values[i:])) < LR_RAISED * prior:
+            continue
+        step = int(steps[i])
+        return finding(
+            "lr", "lr_raised", "watch",
+            f"the learning rate was raised from {num(prior)} to {num(float(values[i]))} at step {step} and kept "
+            f"there ({held} logged steps at {num(prior)} before): not a warm-up or a schedule, a change of settings "
+            "(a resume with a new config?); read what the other signals did right after it", [step])
+    return None
 
 
 RUN_UP_FROM = 2.0  # the gradient norm above twice its usual level, step after step, is the climb under way

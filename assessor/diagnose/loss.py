@@ -250,7 +250,10 @@ def _preference_loss(reading: Reading, separated: str | None = None) -> LossDiag
     first = float(reading.series.values[0])
     # Sigmoid DPO starts at exactly ln 2 (policy = reference, margin 0); other losses (IPO, hinge) do not.
     at_ln2 = abs(first - LN2) <= max(0.05, noise)
-    origin = f"ln 2 = {num(first)} at step {s.first_step} (no preference yet)" if at_ln2 else num(s.start)
+    # The start quoted is the table's (a robust level of the first points); ln 2 is named beside it, not equated
+    # with a first logged value that is off it by a batch's noise.
+    origin = (f"{num(s.start)} (about ln 2 = 0.693 at step {s.first_step}: no preference yet)" if at_ln2
+              else num(s.start))
     findings: list[Finding] = []
     pattern: Literal["stable", "declining", "rising", "discontinuity"]
     if change < 0 and (shift.t <= -SIGNIFICANT_NOISE or significant_change(s, change, noise)):

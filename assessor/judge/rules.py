@@ -632,6 +632,10 @@ def _causes(d: Diagnostics) -> str:
     """What to change before resuming, from the patterns that came with the decline."""
     kinds = {_kind(f) for f in d.findings if f.severity in ("warning", "critical")}
     out = []
+    raised = next((f for f in d.findings if f.kind == "lr_raised" and f.steps), None)
+    best = d.best_checkpoint
+    if raised is not None and best.best_step is not None and best.behind and raised.steps[0] > best.best_step:
+        out.append(f"undo the learning-rate change at step {raised.steps[0]} (see the evidence)")
     changed = d.best_checkpoint.reward_changed_step
     if changed is not None:
         out.append(f"find out what changed in the reward at step {changed} (a reward model swapped or refreshed, a "
