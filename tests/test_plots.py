@@ -10,12 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
 from pydantic import BaseModel, ValidationError
 
 from assessor import load_run
 from assessor.diagnose import diagnose
 from assessor.diagnose import models as m
-from assessor.plots import dashboard_figure, gpu_figure, kl_reward_figure, render_plots
+from assessor.plots import dashboard_figure, gpu_figure, kl_reward_figure, render_plots, save_figure
 from assessor.plots._common import mark_spikes
 from assessor.plots.dashboard import sheet_levels
 from assessor.plots.style import (
@@ -145,6 +146,51 @@ def test_constant_and_nonfinite_series(tmp_path):
     (run_dir / "trainer_state.json").write_text(json.dumps(state), encoding="utf-8")  # json writes bare NaN
     files = render(run_dir, tmp_path / "out")
     assert "dashboard.png" in files
+
+
+# --------------------------------------------------------------------------- layout
+def odd_labels_run(folder: Path) -> Path:
+    """Tick labels of every awkward kind: a multiplier (1e-7), an offset (+1e6), long decimals, a twin axis."""
+    rng = np.random.default_rng(0)
+    history: list[dict[str, object]] = [
+        {"step": s, "loss": 1e-7 * (1 + rng.normal()), "reward": 0.5 + 0.001 * s + 0.05 * rng.normal(),
+         "reward_std": 0.3 + 0.01 * rng.normal(), "frac_reward_zero_std": 0.1 + 0.001 * s, "kl": 1e6 + rng.normal(),
+         "grad_norm": -123456.789 + 0.5 * rng.normal(), "completions/mean_length": 300 + s,
+         "completions/clipped_ratio": 0.01, "entropy": 0.00012345 + 1e-6 * rng.normal(),
+         "rewards/accuracy_reward/mean": 0.3 + 0.001 * s, "rewards/format_reward/mean": 0.9 - 0.0005 * s}
+        for s in range(1, 301)
+    ]
+    return write_state(folder, history)
+
+
+def drawn_panels(fig: Figure) -> list[Bbox]:
+    """Each panel's drawn extent after a save (ticks, labels, title, legend; a twin's too), in pixels."""
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    panels: dict[tuple[float, ...], list[Bbox]] = {}
+    for ax in fig.axes:
+        panels.setdefault(tuple(np.round(ax.get_position().bounds, 6)), []).append(ax.get_tightbbox(renderer))
+    return [Bbox.union(boxes) for boxes in panels.values()]
+
+
+@pytest.mark.parametrize("source", ["trl-grpo-live", "verl-grpo-gsm8k", "odd labels"])
+def test_panels_keep_their_labels_apart_without_a_layout_engine(source, tmp_path):
+    run_dir = odd_labels_run(tmp_path / "run") if source == "odd labels" else EXAMPLES / source
+    run = load_run(run_dir)
+    diagnostics = diagnose(run)
+    for name, make in (("dashboard", dashboard_figure), ("gpu", gpu_figure)):
+        if name == "gpu" and source == "odd labels":
+            continue
+        fig = make(run, diagnostics)
+        assert fig.get_layout_engine() is None  # placed once from the labels: no constrained layout at save time
+        save_figure(fig, tmp_path / f"{name}.png")
+        boxes = drawn_panels(fig)
+        assert len(boxes) >= 3
+        header = [text.get_window_extent() for text in fig.texts]  # the title, subtitle and key above the panels
+        for i, box in enumerate(boxes):
+            assert box.x0 >= -1 and box.y0 >= -1 and box.x1 <= fig.bbox.width + 1, (name, box)
+            for other in boxes[i + 1:] + header:
+                overlap = Bbox.intersection(box, other)
+                assert overlap is None or overlap.width < 1 or overlap.height < 1, (name, box, other)
 
 
 # --------------------------------------------------------------------------- no global state

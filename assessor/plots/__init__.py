@@ -40,7 +40,10 @@ def save_figure(fig: Figure, path: Path) -> Path:
     Returns:
         The path written.
     """
-    FigureCanvasAgg(fig)  # attaches itself as fig.canvas: Agg rendering whatever backend pyplot may use
+    if type(fig.canvas) is not FigureCanvasAgg:
+        # Attaches itself as fig.canvas: Agg rendering whatever backend pyplot may use. An Agg canvas already there
+        # (the layout measured its texts with its renderer) is kept, so the draw reuses those measurements.
+        FigureCanvasAgg(fig)
     with warnings.catch_warnings():
         # A run name or metric key in a script the font lacks (or with control characters) is drawn as boxes;
         # one stderr warning per character would bury the verdict.

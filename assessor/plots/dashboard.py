@@ -35,12 +35,14 @@ from assessor.plots._common import (
     robust_ylim,
     step_axis,
 )
+from assessor.plots._layout import Cell, place_rows
 from assessor.plots.style import COLORS, Curve, fmt_num, plot_curve
 from assessor.run import Run
 
 __all__ = ["dashboard_figure"]
 
 MAX_COMPONENTS = 6
+_GRID_TOP = 0.91  # figure fraction: the header is written above
 
 Panel = Callable[[Axes, FigureData], None]
 
@@ -451,27 +453,33 @@ def dashboard_figure(run: Run, diagnostics: Diagnostics, rollback_step: int | No
     data = FigureData(run, diagnostics)
     rollback = _rollback_label(run, rollback_step) if rollback_step is not None else None
     with rc():
-        fig = style.new_figure(style.DASHBOARD_PX, top=0.91, dpi=style.DASHBOARD_DPI)
+        fig = style.new_figure(style.DASHBOARD_PX, dpi=style.DASHBOARD_DPI)
         rows = _rows(data)
         drawn: list[tuple[Axes, Panel]] = []
+        cells: list[list[Cell]] = []
         if not rows:
             fig.text(0.5, 0.5, "No training curves with non-zero values were logged", ha="center", va="center",
                      fontsize=13, color="#777777")
         else:
-            grid = fig.add_gridspec(len(rows), 1, height_ratios=[1.3] + [1.0] * (len(rows) - 1))
+            # Provisional places: `place_rows` sets the final ones once the panels' labels are known.
+            grid = fig.add_gridspec(len(rows), 1, height_ratios=[1.3] + [1.0] * (len(rows) - 1), top=_GRID_TOP)
             shared: Axes | None = None
             for r, row in enumerate(rows):
-                cells = grid[r].subgridspec(1, len(row), width_ratios=[width for width, _ in row])
-                for c, (_, panel) in enumerate(row):
-                    ax = fig.add_subplot(cells[0, c], sharex=shared)
+                row_grid = grid[r].subgridspec(1, len(row), width_ratios=[width for width, _ in row])
+                cells.append([])
+                for c, (width, panel) in enumerate(row):
+                    ax = fig.add_subplot(row_grid[0, c], sharex=shared)
                     shared = shared or ax
+                    made = len(fig.axes)
                     panel(ax, data)
                     step_axis(ax)
                     if r == len(rows) - 1:
                         ax.set_xlabel("optimizer step")
                     drawn.append((ax, panel))
+                    cells[-1].append(Cell(width, (ax, *fig.axes[made:])))  # with the twin the panel made, if any
             if shared is not None:
                 _shared_xlim(shared, data)
+            place_rows(fig, cells, [1.3] + [1.0] * (len(rows) - 1), top=_GRID_TOP)
         if rollback_step is not None and rollback is not None:
             for ax, panel in drawn:  # after the x range is final, so labels can keep inside the panel
                 long_label = f"rollback: {rollback}" if panel in (_reward_panel, _pref_margin_panel) else None

@@ -19,6 +19,7 @@ from assessor.diagnose.models import Diagnostics
 from assessor.ingest.aliases import is_phase_timing
 from assessor.plots import style
 from assessor.plots._common import FigureData, annotate_signal, legend, legend_above, rc, step_axis
+from assessor.plots._layout import Cell, place_rows
 from assessor.plots.style import COLORS, Curve, fmt_num, make_curve, plot_curve
 from assessor.run import Run
 
@@ -57,29 +58,40 @@ def gpu_figure(run: Run, diagnostics: Diagnostics) -> Figure:
     second_row = telemetry is not None or bool(memory_metrics)
     seconds = _phase_table(data)
     with rc():
-        fig = style.new_figure(style.GPU_PX if second_row else style.GPU_NO_TELEMETRY_PX,
-                               top=0.9 if second_row else 0.85)
-        grid = fig.add_gridspec(2 if second_row else 1, 6, height_ratios=[1.25, 1.0] if second_row else None)
+        fig = style.new_figure(style.GPU_PX if second_row else style.GPU_NO_TELEMETRY_PX)
+        top = 0.9 if second_row else 0.85  # figure fraction: the header is written above
+        # Provisional places: `place_rows` sets the final ones once the panels' labels are known.
+        grid = fig.add_gridspec(2 if second_row else 1, 6, height_ratios=[1.25, 1.0] if second_row else None,
+                                top=top)
         step_axes: list[Axes] = []
+        rows: list[list[Cell]] = [[]]
         if seconds is not None and not seconds.empty:
             share_ax = fig.add_subplot(grid[0, :3])
             _phase_share_panel(share_ax, seconds.div(seconds.sum(axis=1), axis=0))
             step_axes += [share_ax, fig.add_subplot(grid[0, 3:], sharex=share_ax)]
+            rows[0] = [Cell(3, (share_ax,)), Cell(3, (step_axes[-1],))]
         elif diagnostics.gpu is not None and diagnostics.gpu.phases:  # the split nvidia-smi shows instead
-            _phase_bar_panel(fig.add_subplot(grid[0, :2]), data)
+            bar_ax = fig.add_subplot(grid[0, :2])
+            _phase_bar_panel(bar_ax, data)
             step_axes.append(fig.add_subplot(grid[0, 2:]))
+            rows[0] = [Cell(2, (bar_ax,)), Cell(4, (step_axes[-1],))]
         else:  # no split to show: step time takes the row
             step_axes.append(fig.add_subplot(grid[0, :]))
+            rows[0] = [Cell(6, (step_axes[-1],))]
         _step_time_panel(step_axes[-1], data, seconds)
         if telemetry is not None:
-            _telemetry_panels([fig.add_subplot(grid[1, 2 * i:2 * i + 2]) for i in range(3)], telemetry, data)
+            telemetry_axes = [fig.add_subplot(grid[1, 2 * i:2 * i + 2]) for i in range(3)]
+            _telemetry_panels(telemetry_axes, telemetry, data)
+            rows.append([Cell(2, (ax,)) for ax in telemetry_axes])
         elif memory_metrics:
             memory_ax = fig.add_subplot(grid[1, :], sharex=step_axes[0])
             _framework_memory_panel(memory_ax, data, memory_metrics)
             step_axes.append(memory_ax)
+            rows.append([Cell(6, (memory_ax,))])
         for ax in step_axes:
             step_axis(ax)
             ax.set_xlabel("optimizer step")
+        place_rows(fig, rows, [1.25, 1.0] if second_row else [1.0], top=top)
         split = bool(seconds is not None and not seconds.empty) or bool(diagnostics.gpu and diagnostics.gpu.phases)
         title = f"{run.name}  ·  {_title(split, telemetry is not None, bool(memory_metrics))}"
         fig.text(0.012, 0.965 if second_row else 0.95, title, fontsize=14, fontweight="bold", ha="left", va="center")

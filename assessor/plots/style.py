@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.ticker import FuncFormatter
 
 from assessor.diagnose.robust import MAX_POINTS, smooth
@@ -91,15 +90,13 @@ RC: dict[RcKeyType, Any] = {
 }
 
 
-def new_figure(size_px: tuple[int, int], top: float = 1.0, constrained: bool = True, dpi: int = DPI) -> Figure:
+def new_figure(size_px: tuple[int, int], dpi: int = DPI) -> Figure:
     """A figure of exactly `size_px` pixels when saved at its `dpi` (never registered with pyplot).
 
-    Constrained layout keeps twin-axis labels and outside legends from colliding with the next panel; the
-    strip above `top` (figure fraction) is left free for a header written with `fig.text`.
+    No layout engine: the figures place their panels themselves (`_layout.place_rows`), once, so that twin-axis
+    labels and outside legends keep clear of the next panel without a layout pass at every draw.
     """
-    engine = (ConstrainedLayoutEngine(rect=(0.0, 0.0, 1.0, top), w_pad=0.04, h_pad=0.06, wspace=0.02, hspace=0.04)
-              if constrained else None)
-    return Figure(figsize=(size_px[0] / dpi, size_px[1] / dpi), dpi=dpi, layout=engine)
+    return Figure(figsize=(size_px[0] / dpi, size_px[1] / dpi), dpi=dpi)
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ def kl_reward_figure(run: Run, diagnostics: Diagnostics) -> Figure:
     data = FigureData(run, diagnostics)
     reward_metric = "reward_mean" if data.has("reward_mean") else "pref_margin"
     with rc():
-        fig = style.new_figure(style.KL_REWARD_PX, constrained=False)
+        fig = style.new_figure(style.KL_REWARD_PX)
         ax = fig.add_axes((0.09, 0.27, 0.74, 0.66))
         steps, kl, reward = _trajectory(data, reward_metric)
         ax.set_title(f"{run.name}: reward against KL (what each unit of drift bought)", loc="left")
