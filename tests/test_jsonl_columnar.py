@@ -203,3 +203,18 @@ def test_a_large_file_is_read_whole_and_a_resumed_one_line_by_line(tmp_path: Pat
     path.write_text("\n".join(lines[:299]) + "\n", encoding="utf-8")
     assert jsonl._read_whole(path) is not None
     assert load_run(tmp_path).nonfinite["step"].tolist() == list(range(9, 300, 9))
+
+
+@pytest.mark.parametrize("size", [0, 1, 1000, jsonl._SCAN_BYTES - 1, jsonl._SCAN_BYTES, jsonl._SCAN_BYTES + 1,
+                                  5 * jsonl._SCAN_BYTES // 2])
+def test_the_colon_count_of_a_whole_file_is_bytes_count(size: int) -> None:
+    data = np.random.default_rng(size).choice(np.frombuffer(b'{"a":1.5, "b": null}\n:', np.uint8), size).tobytes()
+    assert jsonl._count_byte(data, ord(":")) == data.count(b":")
+
+
+def test_nulls_are_found_on_every_line_that_holds_one_and_only_there() -> None:
+    lines = [json.dumps({"step": s, "data": {"a": None if s % 7 == 0 else s, "b": None if s % 11 == 0 else 1}})
+             for s in range(1, 200)]
+    data = ("\n".join(lines) + "\n").encode()
+    nulls = jsonl._null_rows(data, "step", np.arange(1, 200, dtype=np.float64))
+    assert nulls == {"a": [s - 1 for s in range(7, 200, 7)], "b": [s - 1 for s in range(11, 200, 11)]}
