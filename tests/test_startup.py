@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,39 @@ def test_the_eval_generator_does_not_need_scipy() -> None:
             "print(len(g.PATTERNS))")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert int(out.stdout.strip()) > 10
+
+
+# A one-shot command run as the program ends the process itself: Python's teardown of pandas, matplotlib and the
+# diagnosis (about 0.3 s) is skipped, what an exit must do is not.
+_AS_PROGRAM = """
+import atexit, sys
+class Teardown:
+    def __del__(self):
+        sys.stderr.write("torn down\\n")
+KEPT = Teardown()  # a module global: only the interpreter's teardown deletes it
+atexit.register(lambda: sys.stderr.write("atexit ran\\n"))
+from assessor.cli import main
+sys.argv = ["assessor", *sys.argv[1:]]
+code = main()
+sys.stderr.write("main returned\\n")
+raise SystemExit(code)
+"""
+
+
+def test_a_one_shot_command_skips_the_teardown_but_not_the_exit(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-c", _AS_PROGRAM, "assess", str(EXAMPLE), "--judge", "rules", "--format",
+                          "json", "--out", str(tmp_path)], capture_output=True, text=True)
+    assert out.returncode in (0, 10, 11)  # the verdict's exit code
+    assert json.loads(out.stdout)["decision"] in ("continue", "stop", "rollback")  # stdout flushed, whole
+    assert "atexit ran" in out.stderr
+    assert "torn down" not in out.stderr and "main returned" not in out.stderr
+    assert (tmp_path / "verdict.json").is_file() and (tmp_path / "dashboard.png").stat().st_size > 0
+
+
+def test_other_commands_and_calls_with_arguments_return() -> None:
+    out = subprocess.run([sys.executable, "-c", _AS_PROGRAM, "--version"], capture_output=True, text=True)
+    assert out.returncode == 0 and "main returned" in out.stderr and "torn down" in out.stderr
+    code = ("import sys; from assessor.cli import main; "
+            f"code = main(['inspect', {str(EXAMPLE)!r}, '--format', 'json']); print('returned', code)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip().splitlines()[-1] == "returned 0"
