@@ -334,7 +334,7 @@ def best_checkpoint(
     if basis == "eval":
         # The eval's own decline, or the training reward's while the eval stands below its best band: one crashed
         # evaluation is no decline alone, but with an established fall of the reward the better model is behind.
-        behind = any(f.kind == "eval_declining" and f.signal in ("eval", metric) for f in evaluation.findings) or (
+        behind = _eval_declined(evaluation, metric) or (
             any(f.kind == "reward_peaked_then_declined" for f in reward.findings)
             and curve.now < best_level - curve.band)
     elif basis == "task":
@@ -367,6 +367,11 @@ def best_checkpoint(
     return _nearest_checkpoint(ctx, out)
 
 
+def _eval_declined(evaluation: EvalDiagnosis, metric: str) -> bool:
+    """Whether the held-out series the best point is read on (`metric`, or the preferred one) has declined."""
+    return any(f.kind == "eval_declining" and f.signal in ("eval", metric) for f in evaluation.findings)
+
+
 def _gamed_task_component(findings: list[Finding], task: str | None) -> str | None:
     """The task's own reward component, when the reward was bought at its expense (`reward_hacking`).
 
@@ -396,8 +401,7 @@ def _rescored_before(
     different reward and the eval fell under it, so evaluations after the change that are still within the band
     are the new reward's first steps, not the good stretch. None when it does not apply or would leave no point.
     """
-    if basis != "eval" or not any(
-            f.kind == "eval_declining" and f.signal in ("eval", metric) for f in evaluation.findings):
+    if basis != "eval" or not _eval_declined(evaluation, metric):
         return None
     step = next((f.steps[0] for f in findings if f.kind == "reward_stepped_up" and f.steps), None)
     if step is None or int(curve.steps[top]) >= step:

@@ -12,6 +12,7 @@ reward, the trained weights lost at a resume.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -81,17 +82,25 @@ def reward_rescale(run: Run, scan: RewardSteps | None) -> Rescale | None:
     """
     if scan is None:
         return None
-    for i in scan.found:
-        step = int(scan.steps[i])
-        if len(scan.values) - i < MIN_SEGMENT:
-            continue
-        witnesses, broken = _witnesses(run, step, scan.k)
-        if broken or len(witnesses) < MIN_WITNESSES:
-            continue
+    for i, step, witnesses in _unbroken(run, scan, scan.found):
         before, after = scan.levels(i)
         return Rescale(step, before, after, tuple(witnesses), tuple(_stepped_evals(run, step, after - before)),
                        tuple(_stepped_rewards(run, step, scan.k)))
     return None
+
+
+def _unbroken(run: Run, scan: RewardSteps, found: list[int]) -> Iterator[tuple[int, int, list[str]]]:
+    """The steps of `found` (latest first) with a new level long enough to read and the policy's measures unbroken.
+
+    Yields the index, the step and the witnesses that ran on across it.
+    """
+    for i in found:
+        step = int(scan.steps[i])
+        if len(scan.values) - i < MIN_SEGMENT:
+            continue
+        witnesses, broken = _witnesses(run, step, scan.k)
+        if not broken and len(witnesses) >= MIN_WITNESSES:
+            yield i, step, witnesses
 
 
 def _level_steps(values: np.ndarray, k: int, noise: float) -> tuple[list[int], list[int]]:
@@ -246,13 +255,7 @@ def reward_stepped_up(run: Run, scan: RewardSteps | None) -> Finding | None:
     """
     if scan is None:
         return None
-    for i in scan.rises:
-        step = int(scan.steps[i])
-        if len(scan.values) - i < MIN_SEGMENT:
-            continue
-        witnesses, broken = _witnesses(run, step, scan.k)
-        if broken or len(witnesses) < MIN_WITNESSES:
-            continue
+    for i, step, witnesses in _unbroken(run, scan, scan.rises):
         before, after = scan.levels(i)
         return finding(
             "reward_mean", "reward_stepped_up", "watch",
