@@ -346,7 +346,7 @@ def test_a_decline_draws_the_stretches_the_sheet_names_and_its_one_peak():
     assert not any(fmt_num(peak.mean) in t for t in texts if "peak" in t and peak.mean != summary.peak)
     # the sheet's decline finding names the same stretch and quotes the same peak
     finding = next(f for f in diagnostics.reward.findings if f.kind == "reward_peaked_then_declined")
-    assert f"steps {peak.first_step}–{peak.last_step} averaged" in finding.observation
+    assert f"steps {peak.first_step}–{peak.last_step} (centred on {finding.steps[0]}), averaged" in finding.observation
     assert f"peaked at {fmt_num(summary.peak)} around step {summary.peak_step}" in finding.observation
 
 
@@ -392,3 +392,16 @@ def test_a_spike_beyond_the_scale_is_a_red_triangle_at_the_edge_not_a_grey_one()
     drawn = {line.get_marker(): (list(line.get_xdata()), line.get_color()) for line in ax.lines[1:]}
     assert drawn["x"] == ([70], COLORS["spike"])
     assert drawn["^"] == ([40], COLORS["spike"])
+
+
+def test_the_dashboard_draws_the_eval_the_best_point_is_read_on(real_runs):
+    """Two held-out curves: the one the best point was chosen on is drawn and starred, not the other."""
+    run = load_run(real_runs / "grpo-lr2e5-olmo2-1b-gsm8k-taogerxu")
+    diagnostics = diagnose(run)
+    best = diagnostics.best_checkpoint
+    assert best.basis == "eval" and best.metric is not None
+    assert best.metric.removeprefix("eval/") != (diagnostics.eval.metric or "").removeprefix("eval/")
+    curve = next(c for c in diagnostics.eval.curves if c.metric == best.metric)
+    texts = figure_texts(dashboard_figure(run, diagnostics))
+    assert f"held-out {best.metric.removeprefix('eval/').replace('_', ' ')}" in texts
+    assert f"eval peak {fmt_num(curve.peak)} @ {curve.peak_step}" in texts

@@ -271,3 +271,28 @@ def test_plain_metric_names_are_written_out_on_every_real_run_sheet():
 def test_no_trend_is_called_flat_over_a_move_of_three_noise_units_or_more(name):
     for match in re.finditer(r"\| flat \(([+-]\d+(?:\.\d+)?)", user_text(name)):
         assert abs(float(match.group(1))) < 3, match.group(0)
+
+
+# --- the holdout13 blind read: one size for one move
+
+
+@pytest.mark.parametrize("name", REAL_RUN_NAMES)
+def test_a_move_sized_in_noise_units_is_the_difference_of_the_two_levels_it_quotes(name):
+    """ "reward_mean 0.41 → 0.376 (-0.5 noise units)" with a noise of 0.1 quoted two sizes for one move."""
+    text = user_text(name)
+    rows = _rows(text)
+    pattern = re.compile(rf"([\w/\[\]]+) ({NUM}) → ({NUM}) \(([+-]?{NUM}) noise units\)")
+    for m in pattern.finditer(text):
+        row = rows.get(m[1])
+        if row is None or not row.noise:
+            continue
+        before, after, size = float(m[2]), float(m[3]), float(m[4])
+        rounding = 0.06 + 0.005 * (abs(before) + abs(after)) / row.noise
+        assert abs((after - before) / row.noise - size) <= rounding, (m[0], row.noise)
+
+
+def test_the_held_out_section_gives_no_second_size_for_an_eval_decline():
+    for name in REAL_RUN_NAMES:
+        section = user_text(name).split("## Held-out eval")[-1].split("\n## ")[0]
+        if "## Held-out eval" in user_text(name):
+            assert "noise units" not in section, (name, section)

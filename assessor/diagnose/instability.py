@@ -230,6 +230,6 @@ def _spike_findings(metric: str, spikes: list[Spike], last_step: int) -> list[Fi
         out.append(finding(
             metric, "spike_outlier", "watch",
             f"{metric}: {counted} ({one_step} one-step, {len(spikes) - one_step} lasting; {len(outliers)} of the "
-            f"one-step ones upward), the largest upward one {num(biggest.value)} at step {biggest.step} (local "
-            f"level {num(biggest.level)}); {after}", [s.step for s in outliers]))
+            f"one-step ones upward); of those upward ones the largest is {num(biggest.value)} at step "
+            f"{biggest.step} (local level {num(biggest.level)}); {after}", [s.step for s in outliers]))
     return out

@@ -362,10 +362,11 @@ def _findings(
     kl_then, reward_then = then
     kl_move = f"KL {num(kl_then)} → {num(kl.now)} since step {since}"
     reward_level = f"{reward.metric} {num(reward.now)}"
-    reward_move = (
-        f"{reward.metric} {num(reward_then)} → {num(reward.now)} "
-        f"({reward.trend_change_noise:+.1f} noise units)"
-    )
+    # Sized from the two levels it quotes, so the numbers check against each other (the table's recent trend is
+    # a fitted change, a different quantity).
+    size = (reward.now - reward_then) / reward.noise if reward.noise > 0 else 0.0
+    reward_move = f"{reward.metric} {num(reward_then)} → {num(reward.now)} ({size:+.1f} noise units)"
+
     out: list[Finding] = []
     if quadrant == "kl_up_reward_down":
         # A KL still about zero is no move away from the reference: the reward's own findings speak for it.

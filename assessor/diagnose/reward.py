@@ -151,9 +151,10 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
         again = f"; it is rising again since step {s.trend_window_start}, still far below" if rising else ""
         findings.append(finding(
             metric, "reward_peaked_then_declined", severity,
-            f"{metric} peaked at {num(s.peak)} around step {s.peak_step} and is {num(s.now)} now; steps "
-            f"{int(peak_steps[0])}–{int(peak_steps[-1])} averaged {-from_peak.t:.1f} standard errors above the latest "
-            f"{int(latest.sum())} logged steps: it has lost {lost}{again}",
+            f"{metric} peaked at {num(s.peak)} around step {s.peak_step} and is {num(s.now)} now; the decline "
+            f"test's stretch around it, steps {int(peak_steps[0])}–{int(peak_steps[-1])} (centred on {peak_step}), "
+            f"averaged {-from_peak.t:.1f} standard errors above the latest {int(latest.sum())} logged steps: it has "
+            f"lost {lost}{again}",
             [peak_step]))
     elif s.trend == "rising":
         slowing = " but the rise is slowing (the latest third moves at under half the middle third's rate)" if (

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from assessor.diagnose.entropy import above_uniform
-from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.kl_reward import coefficient_scaled
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
 from assessor.diagnose.robust import MAX_SPIKES
@@ -390,14 +389,9 @@ def eval_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any] | None:
     # curve's `now`.
     primary = next((c for c in e.curves if c.metric == f"eval/{e.metric.removeprefix('eval/')}"), None)
     recent = primary.now if primary is not None else None
-    # How far the last two sit below the peak, in the noise the table quotes: a number a reader can recompute.
-    below = None
-    if recent is not None and primary is not None and primary.noise > 0 and e.peak is not None:
-        sign = -1.0 if e.metric.removeprefix("eval/") in LOWER_IS_BETTER else 1.0
-        below = max(0.0, sign * (e.peak - recent) / primary.noise)
     return {"metric": scrub.label(e.metric), "points": e.points, "peak": e.peak, "peak_step": e.peak_step,
             "now": e.now, "now_step": e.now_step, "recent": recent, "noise": primary.noise if primary else None,
-            "decline_noise": _finite(below) if below is not None else None, "diverging": e.diverging_from_train}
+            "diverging": e.diverging_from_train}
 
 
 def instability_values(d: Diagnostics, scrub: Scrubber, table: Sequence[str] = ()) -> dict[str, Any]:

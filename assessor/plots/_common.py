@@ -72,7 +72,10 @@ class FigureData:
     def eval_metric(self) -> str | None:
         """The held-out metric to overlay on the reward: the diagnosis's choice, else the usual suspects."""
         names = self.run.metric_names("eval")
-        chosen = self.diag.eval.metric
+        # The curve the best point is read on comes first: a dashboard that draws one eval while the target was
+        # chosen on another hides the evidence for the rollback.
+        best = self.diag.best_checkpoint
+        chosen = best.metric if best.basis == "eval" and best.metric else self.diag.eval.metric
         if chosen:
             chosen = chosen.removeprefix("eval/")
             if chosen in names:

@@ -180,8 +180,12 @@ def _eval_overlay(ax: Axes, data: FigureData) -> Axes | None:
     if many:
         target.plot(curve.smooth_steps, curve.smooth_values, color=COLORS["eval"], linewidth=2.0, label=label)
     ev = data.diag.eval
-    if ev.peak_step is not None and ev.peak is not None:
+    primary = (ev.metric or "").removeprefix("eval/") == metric
+    drawn = next((c for c in ev.curves if c.metric == f"eval/{metric}"), None)
+    if primary and ev.peak_step is not None and ev.peak is not None:
         peak_step, peak = ev.peak_step, ev.peak
+    elif drawn is not None:
+        peak_step, peak = drawn.peak_step, drawn.peak
     else:
         i = int(np.argmax(curve.values))
         peak_step, peak = int(curve.steps[i]), float(curve.values[i])
