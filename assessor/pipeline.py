@@ -18,7 +18,7 @@ from assessor.run import Run
 
 def assess(
     path: str | Path, judge: str | Judge = "auto", out_dir: Path | None = None, plots: bool = True,
-    images: bool = True,
+    images: bool = True, fork_plots: bool = False,
 ) -> Assessment:
     """Assess one run directory.
 
@@ -29,16 +29,18 @@ def assess(
             that look at images.
         plots: False skips the plots altogether.
         images: False keeps LLM judges from being sent the dashboard image.
+        fork_plots: when a core is free, draw some figures in a forked child (`render_plots`' `fork`); for a
+            one-shot command, not a host program.
     """
     run = load_run(path)
     # Read off the disk now: a run that has stopped writing is called stalled (evals and replays leave this out).
     return assess_run(run, judge, out_dir=out_dir, plots=plots, images=images,
-                      diagnostics=diagnose(run, now=time.time()))
+                      diagnostics=diagnose(run, now=time.time()), fork_plots=fork_plots)
 
 
 def assess_run(
     run: Run, judge: str | Judge = "auto", out_dir: Path | None = None, plots: bool = True, images: bool = True,
-    diagnostics: Diagnostics | None = None, fall_back_to_rules: bool | None = None,
+    diagnostics: Diagnostics | None = None, fall_back_to_rules: bool | None = None, fork_plots: bool = False,
 ) -> Assessment:
     """Assess a run already in memory (e.g. one truncated at an earlier step, to replay a check).
 
@@ -46,6 +48,7 @@ def assess_run(
     check), so the diagnosis is not done twice. When the judge's API cannot be reached (`JudgeUnavailableError`)
     and `fall_back_to_rules` is true (the default for `judge="auto"`, which chose an LLM only because a key was
     set), the rules judge decides instead and `Assessment.judge_fallback` says why; a judge named explicitly fails.
+    `fork_plots` is `assess`'s.
     """
     diagnostics = diagnose(run) if diagnostics is None else diagnostics
     if fall_back_to_rules is None:
@@ -59,7 +62,7 @@ def assess_run(
             from assessor.plots import render_plots
 
             target.mkdir(parents=True, exist_ok=True)
-            written = render_plots(run, diagnostics, target)
+            written = render_plots(run, diagnostics, target, fork=fork_plots)
         request = JudgeRequest(run=run, diagnostics=diagnostics, plots=written)
         fallback: str | None = None
         try:
