@@ -58,7 +58,7 @@ def assess_run(
     written: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="assessor-") as scratch:
         target = out_dir if out_dir is not None else (Path(scratch) if wants_images else None)
-        if plots and target is not None:
+        if plots and target is not None and wants_images:  # the judge looks at the figures: drawn before it decides
             from assessor.plots import render_plots
 
             target.mkdir(parents=True, exist_ok=True)
@@ -74,8 +74,15 @@ def assess_run(
             chosen = get_judge("rules")
             result = chosen.judge(request)
     verdict = resolve_rollback(result.verdict, run)
-    if verdict.rollback_step is not None and plots and out_dir is not None and written:
-        _mark_rollback(run, diagnostics, verdict, out_dir)
+    target_step = _rollback_target(run, verdict)
+    if plots and out_dir is not None and not wants_images:
+        from assessor.plots import render_plots
+
+        # Drawn once the verdict is known, so the dashboard carries its rollback target from the start.
+        out_dir.mkdir(parents=True, exist_ok=True)
+        written = render_plots(run, diagnostics, out_dir, fork=fork_plots, rollback_step=target_step)
+    elif target_step is not None and plots and out_dir is not None and written:
+        _mark_rollback(run, diagnostics, target_step, out_dir)
     return Assessment(
         run=run.name, path=run.where, framework=run.facts.framework, algorithm=run.facts.algorithm,
         last_step=run.last_step, judge=chosen.name, verdict=verdict, diagnostics=diagnostics,
@@ -83,11 +90,17 @@ def assess_run(
     )
 
 
-def _mark_rollback(run: Run, diagnostics: Diagnostics, verdict: Verdict, out_dir: Path) -> None:
+def _rollback_target(run: Run, verdict: Verdict) -> int | None:
+    """The step a rollback goes back to: its checkpoint's on disk, else the verdict's step; None for no rollback."""
+    if verdict.rollback_step is None:
+        return None
+    return next((c.step for c in run.checkpoints if c.path == verdict.rollback_checkpoint), verdict.rollback_step)
+
+
+def _mark_rollback(run: Run, diagnostics: Diagnostics, step: int, out_dir: Path) -> None:
     """Redraw the dashboard written for the report with the rollback target on it (the judge saw it unmarked)."""
     from assessor.plots import dashboard_figure, save_figure
 
-    step = next((c.step for c in run.checkpoints if c.path == verdict.rollback_checkpoint), verdict.rollback_step)
     save_figure(dashboard_figure(run, diagnostics, rollback_step=step), out_dir / "dashboard.png")
 
 

@@ -276,7 +276,8 @@ def test_only_the_command_line_assess_forks(tmp_path, monkeypatch):
 
     asked: list[bool] = []
 
-    def record(run: Run, diagnostics: m.Diagnostics, out_dir: Path, fork: bool = False) -> list[Path]:
+    def record(run: Run, diagnostics: m.Diagnostics, out_dir: Path, fork: bool = False,
+               rollback_step: int | None = None) -> list[Path]:
         asked.append(fork)
         return []
 
@@ -424,6 +425,30 @@ def test_the_report_dashboard_is_marked_only_after_a_rollback_verdict(tmp_path):
     marked, plain = (tmp_path / "rollback" / "dashboard.png"), (tmp_path / "continue" / "dashboard.png")
     assert png_size(marked) == png_size(plain) == DASHBOARD_PX
     assert marked.read_bytes() != plain.read_bytes()
+
+
+def test_a_judge_that_reads_no_image_has_the_dashboard_drawn_once_with_its_rollback(tmp_path, monkeypatch):
+    from assessor.judge import Verdict
+    from assessor.judge.fake import FakeJudge
+    from assessor.pipeline import assess
+
+    run = load_run(EXAMPLES / "verl-grpo-gsm8k")
+    expected = tmp_path / "expected.png"
+    save_figure(dashboard_figure(run, diagnose(run), rollback_step=100), expected)
+    drawn: list[int | None] = []
+
+    def counted(run: Run, diagnostics: m.Diagnostics, rollback_step: int | None = None) -> Figure:
+        drawn.append(rollback_step)
+        return dashboard_figure(run, diagnostics, rollback_step=rollback_step)
+
+    monkeypatch.setattr(plots, "dashboard_figure", counted)
+    judge = FakeJudge([Verdict(decision="rollback", rollback_step=100, confidence=0.7, headline="h", rationale="r",
+                               evidence=[])])
+    assessment = assess(EXAMPLES / "verl-grpo-gsm8k", judge, out_dir=tmp_path / "out")
+    assert assessment.verdict.rollback_step == 100 and judge.requests[0].plots == []
+    assert drawn == [100]  # once, marked: not drawn plain and then redrawn
+    assert (tmp_path / "out" / "dashboard.png").read_bytes() == expected.read_bytes()
+    assert [Path(p).name for p in assessment.plots] == ["dashboard.png", "kl_reward.png", "gpu.png"]
 
 
 def test_a_decline_draws_the_stretches_the_sheet_names_and_its_one_peak():

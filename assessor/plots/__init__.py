@@ -54,7 +54,9 @@ def save_figure(fig: Figure, path: Path) -> Path:
     return path
 
 
-def render_plots(run: Run, diagnostics: Diagnostics, out_dir: Path, fork: bool = False) -> list[Path]:
+def render_plots(
+    run: Run, diagnostics: Diagnostics, out_dir: Path, fork: bool = False, rollback_step: int | None = None,
+) -> list[Path]:
     """Draw the figures a run supports and write them into `out_dir` (created if needed).
 
     Args:
@@ -63,13 +65,17 @@ def render_plots(run: Run, diagnostics: Diagnostics, out_dir: Path, fork: bool =
         out_dir: Folder for the PNG files.
         fork: when a core is free, draw the figures after the dashboard in a forked child meanwhile
             (`_forked`); for a one-shot command, not a host program such as a training job.
+        rollback_step: a verdict's rollback target, drawn on the dashboard (`dashboard_figure`).
 
     Returns:
         Paths written, in order: `dashboard.png`, then `kl_reward.png` and `gpu.png` when drawn.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    jobs: list[tuple[str, Callable[[Run, Diagnostics], Figure]]] = [("dashboard.png", dashboard_figure)]
+    def dashboard(run: Run, diagnostics: Diagnostics) -> Figure:
+        return dashboard_figure(run, diagnostics, rollback_step=rollback_step)
+
+    jobs: list[tuple[str, Callable[[Run, Diagnostics], Figure]]] = [("dashboard.png", dashboard)]
     if has_kl(run):
         jobs.append(("kl_reward.png", kl_reward_figure))
     if has_gpu_data(run):
