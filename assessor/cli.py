@@ -120,8 +120,9 @@ def assess(ctx: click.Context, run_dir: str, judge_spec: str, fmt: str, out_dir:
     with tempfile.TemporaryDirectory(prefix="assessor-") as scratch:
         # A page printed to stdout still embeds its figures: draw them in a scratch folder.
         plot_dir = out_dir or (Path(scratch) if fmt == "html" and not no_plots else None)
+        # One run, then exit: figures may be drawn in a forked child on a free core.
         assessment = assess_run(_run_source(run_dir, tracking_uri), judge_spec, plot_dir, plots=not no_plots,
-                                images=not no_images)
+                                images=not no_images, fork_plots=True)
         if assessment.judge_fallback:
             click.echo(f"judge: rules ({assessment.judge_fallback})", err=True)
         elif judge_spec == "auto":

@@ -18,7 +18,7 @@ from assessor.run import Run
 
 def assess(
     path: str | Path, judge: str | Judge = "auto", out_dir: Path | None = None, plots: bool = True,
-    images: bool = True,
+    images: bool = True, fork_plots: bool = False,
 ) -> Assessment:
     """Assess one run directory.
 
@@ -29,16 +29,18 @@ def assess(
             that look at images.
         plots: False skips the plots altogether.
         images: False keeps LLM judges from being sent the dashboard image.
+        fork_plots: when a core is free, draw some figures in a forked child (`render_plots`' `fork`); for a
+            one-shot command, not a host program.
     """
     run = load_run(path)
     # Read off the disk now: a run that has stopped writing is called stalled (evals and replays leave this out).
     return assess_run(run, judge, out_dir=out_dir, plots=plots, images=images,
-                      diagnostics=diagnose(run, now=time.time()))
+                      diagnostics=diagnose(run, now=time.time()), fork_plots=fork_plots)
 
 
 def assess_run(
     run: Run, judge: str | Judge = "auto", out_dir: Path | None = None, plots: bool = True, images: bool = True,
-    diagnostics: Diagnostics | None = None, fall_back_to_rules: bool | None = None,
+    diagnostics: Diagnostics | None = None, fall_back_to_rules: bool | None = None, fork_plots: bool = False,
 ) -> Assessment:
     """Assess a run already in memory (e.g. one truncated at an earlier step, to replay a check).
 
@@ -46,6 +48,7 @@ def assess_run(
     check), so the diagnosis is not done twice. When the judge's API cannot be reached (`JudgeUnavailableError`)
     and `fall_back_to_rules` is true (the default for `judge="auto"`, which chose an LLM only because a key was
     set), the rules judge decides instead and `Assessment.judge_fallback` says why; a judge named explicitly fails.
+    `fork_plots` is `assess`'s.
     """
     diagnostics = diagnose(run) if diagnostics is None else diagnostics
     if fall_back_to_rules is None:
@@ -55,11 +58,11 @@ def assess_run(
     written: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="assessor-") as scratch:
         target = out_dir if out_dir is not None else (Path(scratch) if wants_images else None)
-        if plots and target is not None:
+        if plots and target is not None and wants_images:  # the judge looks at the figures: drawn before it decides
             from assessor.plots import render_plots
 
             target.mkdir(parents=True, exist_ok=True)
-            written = render_plots(run, diagnostics, target)
+            written = render_plots(run, diagnostics, target, fork=fork_plots)
         request = JudgeRequest(run=run, diagnostics=diagnostics, plots=written)
         fallback: str | None = None
         try:
@@ -71,8 +74,15 @@ def assess_run(
             chosen = get_judge("rules")
             result = chosen.judge(request)
     verdict = resolve_rollback(result.verdict, run)
-    if verdict.rollback_step is not None and plots and out_dir is not None and written:
-        _mark_rollback(run, diagnostics, verdict, out_dir)
+    target_step = _rollback_target(run, verdict)
+    if plots and out_dir is not None and not wants_images:
+        from assessor.plots import render_plots
+
+        # Drawn once the verdict is known, so the dashboard carries its rollback target from the start.
+        out_dir.mkdir(parents=True, exist_ok=True)
+        written = render_plots(run, diagnostics, out_dir, fork=fork_plots, rollback_step=target_step)
+    elif target_step is not None and plots and out_dir is not None and written:
+        _mark_rollback(run, diagnostics, target_step, out_dir)
     return Assessment(
         run=run.name, path=run.where, framework=run.facts.framework, algorithm=run.facts.algorithm,
         last_step=run.last_step, judge=chosen.name, verdict=verdict, diagnostics=diagnostics,
@@ -80,11 +90,17 @@ def assess_run(
     )
 
 
-def _mark_rollback(run: Run, diagnostics: Diagnostics, verdict: Verdict, out_dir: Path) -> None:
+def _rollback_target(run: Run, verdict: Verdict) -> int | None:
+    """The step a rollback goes back to: its checkpoint's on disk, else the verdict's step; None for no rollback."""
+    if verdict.rollback_step is None:
+        return None
+    return next((c.step for c in run.checkpoints if c.path == verdict.rollback_checkpoint), verdict.rollback_step)
+
+
+def _mark_rollback(run: Run, diagnostics: Diagnostics, step: int, out_dir: Path) -> None:
     """Redraw the dashboard written for the report with the rollback target on it (the judge saw it unmarked)."""
     from assessor.plots import dashboard_figure, save_figure
 
-    step = next((c.step for c in run.checkpoints if c.path == verdict.rollback_checkpoint), verdict.rollback_step)
     save_figure(dashboard_figure(run, diagnostics, rollback_step=step), out_dir / "dashboard.png")
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import struct
 import sys
 from pathlib import Path
@@ -13,10 +14,10 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 from pydantic import BaseModel, ValidationError
 
-from assessor import load_run
+from assessor import load_run, plots
 from assessor.diagnose import diagnose
 from assessor.diagnose import models as m
-from assessor.plots import dashboard_figure, gpu_figure, kl_reward_figure, render_plots, save_figure
+from assessor.plots import _forked, dashboard_figure, gpu_figure, kl_reward_figure, render_plots, save_figure
 from assessor.plots._common import mark_spikes
 from assessor.plots.dashboard import sheet_levels
 from assessor.plots.style import (
@@ -193,6 +194,100 @@ def test_panels_keep_their_labels_apart_without_a_layout_engine(source, tmp_path
                 assert overlap is None or overlap.width < 1 or overlap.height < 1, (name, box, other)
 
 
+# --------------------------------------------------------------------------- figures drawn in a forked child
+@pytest.fixture
+def example() -> tuple[Run, m.Diagnostics]:
+    run = load_run(EXAMPLES / "trl-grpo-live")
+    return run, diagnose(run)
+
+
+def assert_no_child_left() -> None:
+    with pytest.raises(ChildProcessError):  # every child was waited for: no zombie, none still drawing
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_a_forked_child_draws_the_same_files(example, tmp_path, monkeypatch):
+    run, diagnostics = example
+    monkeypatch.setattr(_forked, "spare_core", lambda: True)
+    forks: list[int] = []
+    fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(os.getpid()) or fork())
+    here = render_plots(run, diagnostics, tmp_path / "here")
+    forked = render_plots(run, diagnostics, tmp_path / "forked", fork=True)
+    assert forks == [os.getpid()]  # one child, and only when asked
+    assert [p.name for p in forked] == [p.name for p in here] == ["dashboard.png", "kl_reward.png", "gpu.png"]
+    assert [p.read_bytes() for p in forked] == [p.read_bytes() for p in here]
+    assert_no_child_left()
+
+
+@pytest.mark.parametrize("how", ["raises", "dies"])
+def test_figures_a_child_could_not_draw_are_drawn_here(example, tmp_path, monkeypatch, how):
+    run, diagnostics = example
+    monkeypatch.setattr(_forked, "spare_core", lambda: True)
+    parent, drawn_here = os.getpid(), []
+
+    def gpu_here_only(run: Run, diagnostics: m.Diagnostics) -> Figure:
+        if os.getpid() != parent:
+            if how == "dies":
+                os._exit(3)
+            raise RuntimeError("the child could not draw")
+        drawn_here.append("gpu")
+        return gpu_figure(run, diagnostics)
+
+    monkeypatch.setattr(plots, "gpu_figure", gpu_here_only)
+    written = render_plots(run, diagnostics, tmp_path, fork=True)
+    assert [p.name for p in written] == ["dashboard.png", "kl_reward.png", "gpu.png"]
+    assert drawn_here == ["gpu"] and all(png_size(p) for p in written)
+    assert_no_child_left()
+
+
+def test_a_failure_here_still_waits_for_the_child(example, tmp_path, monkeypatch):
+    run, diagnostics = example
+    monkeypatch.setattr(_forked, "spare_core", lambda: True)
+
+    def broken(run: Run, diagnostics: m.Diagnostics, rollback_step: int | None = None) -> Figure:
+        raise RuntimeError("the dashboard could not be drawn")
+
+    monkeypatch.setattr(plots, "dashboard_figure", broken)
+    with pytest.raises(RuntimeError, match="dashboard could not be drawn"):
+        render_plots(run, diagnostics, tmp_path, fork=True)
+    assert_no_child_left()
+    assert (tmp_path / "gpu.png").is_file()  # the child finished its figures before it was reaped
+
+
+def test_no_child_without_a_spare_core(example, tmp_path, monkeypatch):
+    run, diagnostics = example
+    monkeypatch.setattr(_forked, "spare_core", lambda: False)
+    monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked without a spare core"))
+    assert len(render_plots(run, diagnostics, tmp_path, fork=True)) == 3
+
+
+@pytest.mark.parametrize(("cores", "load", "spare"),
+                         [(1, 0.0, False), (2, 0.3, True), (2, 1.2, True), (2, 2.5, False), (8, 7.5, True)])
+def test_a_core_is_spare_while_the_load_average_is_below_the_cores(monkeypatch, cores, load, spare):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    assert _forked.spare_core() is spare
+
+
+def test_only_the_command_line_assess_forks(tmp_path, monkeypatch):
+    from assessor import pipeline
+    from assessor.cli import main
+
+    asked: list[bool] = []
+
+    def record(run: Run, diagnostics: m.Diagnostics, out_dir: Path, fork: bool = False,
+               rollback_step: int | None = None) -> list[Path]:
+        asked.append(fork)
+        return []
+
+    monkeypatch.setattr(plots, "render_plots", record)
+    assert main(["assess", str(EXAMPLES / "trl-grpo-live"), "--judge", "rules", "--out", str(tmp_path / "cli"),
+                 "--format", "json"]) in (0, 10, 11)
+    pipeline.assess(EXAMPLES / "trl-grpo-live", "rules", tmp_path / "library")
+    assert asked == [True, False]
+
+
 # --------------------------------------------------------------------------- no global state
 def test_pyplot_state_untouched(tmp_path):
     import matplotlib
@@ -330,6 +425,30 @@ def test_the_report_dashboard_is_marked_only_after_a_rollback_verdict(tmp_path):
     marked, plain = (tmp_path / "rollback" / "dashboard.png"), (tmp_path / "continue" / "dashboard.png")
     assert png_size(marked) == png_size(plain) == DASHBOARD_PX
     assert marked.read_bytes() != plain.read_bytes()
+
+
+def test_a_judge_that_reads_no_image_has_the_dashboard_drawn_once_with_its_rollback(tmp_path, monkeypatch):
+    from assessor.judge import Verdict
+    from assessor.judge.fake import FakeJudge
+    from assessor.pipeline import assess
+
+    run = load_run(EXAMPLES / "verl-grpo-gsm8k")
+    expected = tmp_path / "expected.png"
+    save_figure(dashboard_figure(run, diagnose(run), rollback_step=100), expected)
+    drawn: list[int | None] = []
+
+    def counted(run: Run, diagnostics: m.Diagnostics, rollback_step: int | None = None) -> Figure:
+        drawn.append(rollback_step)
+        return dashboard_figure(run, diagnostics, rollback_step=rollback_step)
+
+    monkeypatch.setattr(plots, "dashboard_figure", counted)
+    judge = FakeJudge([Verdict(decision="rollback", rollback_step=100, confidence=0.7, headline="h", rationale="r",
+                               evidence=[])])
+    assessment = assess(EXAMPLES / "verl-grpo-gsm8k", judge, out_dir=tmp_path / "out")
+    assert assessment.verdict.rollback_step == 100 and judge.requests[0].plots == []
+    assert drawn == [100]  # once, marked: not drawn plain and then redrawn
+    assert (tmp_path / "out" / "dashboard.png").read_bytes() == expected.read_bytes()
+    assert [Path(p).name for p in assessment.plots] == ["dashboard.png", "kl_reward.png", "gpu.png"]
 
 
 def test_a_decline_draws_the_stretches_the_sheet_names_and_its_one_peak():

@@ -16,12 +16,14 @@ touches pyplot's global figure registry or the interactive backend of the callin
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from assessor.diagnose.models import Diagnostics
+from assessor.plots import _forked
 from assessor.plots.dashboard import dashboard_figure
 from assessor.plots.gpu import gpu_figure, has_gpu_data
 from assessor.plots.trajectory import has_kl, kl_reward_figure
@@ -52,22 +54,41 @@ def save_figure(fig: Figure, path: Path) -> Path:
     return path
 
 
-def render_plots(run: Run, diagnostics: Diagnostics, out_dir: Path) -> list[Path]:
+def render_plots(
+    run: Run, diagnostics: Diagnostics, out_dir: Path, fork: bool = False, rollback_step: int | None = None,
+) -> list[Path]:
     """Draw the figures a run supports and write them into `out_dir` (created if needed).
 
     Args:
         run: The loaded run.
         diagnostics: `assessor.diagnose.diagnose(run)`; empty or placeholder records are handled.
         out_dir: Folder for the PNG files.
+        fork: when a core is free, draw the figures after the dashboard in a forked child meanwhile
+            (`_forked`); for a one-shot command, not a host program such as a training job.
+        rollback_step: a verdict's rollback target, drawn on the dashboard (`dashboard_figure`).
 
     Returns:
         Paths written, in order: `dashboard.png`, then `kl_reward.png` and `gpu.png` when drawn.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = [save_figure(dashboard_figure(run, diagnostics), out_dir / "dashboard.png")]
+    def dashboard(run: Run, diagnostics: Diagnostics) -> Figure:
+        return dashboard_figure(run, diagnostics, rollback_step=rollback_step)
+
+    jobs: list[tuple[str, Callable[[Run, Diagnostics], Figure]]] = [("dashboard.png", dashboard)]
     if has_kl(run):
-        written.append(save_figure(kl_reward_figure(run, diagnostics), out_dir / "kl_reward.png"))
+        jobs.append(("kl_reward.png", kl_reward_figure))
     if has_gpu_data(run):
-        written.append(save_figure(gpu_figure(run, diagnostics), out_dir / "gpu.png"))
-    return written
+        jobs.append(("gpu.png", gpu_figure))
+
+    def draw(chosen: list[tuple[str, Callable[[Run, Diagnostics], Figure]]]) -> list[Path]:
+        return [save_figure(make(run, diagnostics), out_dir / name) for name, make in chosen]
+
+    child = _forked.start(lambda: draw(jobs[1:])) if fork and len(jobs) > 1 and _forked.spare_core() else None
+    if child is None:
+        return draw(jobs)
+    try:
+        first = draw(jobs[:1])
+    finally:
+        rest = child.paths()  # the child is waited for even when the dashboard failed here
+    return first + (rest if rest is not None else draw(jobs[1:]))
