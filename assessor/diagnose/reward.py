@@ -191,9 +191,10 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
             # (early in a slow run) says nothing about where this recipe levels off.
             findings.append(finding(
                 metric, "reward_converged", "watch",
-                f"{metric} levelled off around step {bend.step} at {num(s.now)} (from {num(progress.before)} at the "
-                f"start): it climbed for {bend.climb_steps} steps and in the {bend.flat_steps} since has kept "
-                f"{max(0.0, bend.rate_left):.0%} of its climb rate, so it has converged", [bend.step]))
+                f"{metric} levelled off around step {bend.step} and is {num(s.now)} now (from "
+                f"{num(progress.before)} at the start): it climbed for {bend.climb_steps} steps and in the "
+                f"{bend.flat_steps} since has kept {max(0.0, bend.rate_left):.0%} of its climb rate, so it has "
+                "converged", [bend.step]))
         else:
             findings.append(finding(
                 metric, "reward_plateau", "watch",
