@@ -558,6 +558,8 @@ WHITENED_EVAL = {"win": "eval/alpacaeval_winrate", "rms": "eval/rm_score_raw"}
 def w_whitened_files(data, out: Path) -> None:
     wall = walls([s for s, _ in data["train"]], EPOCH0 + 3e5, 41.0)
     series = series_of(data["train"], WHITENED_KEYS, wall) | series_of(data["eval"], WHITENED_EVAL, wall)
+    for slow in ("policy/kl_ref", "policy/entropy", "value/loss"):  # logged by a callback every 50 steps only
+        series[slow] = [pt for pt in series[slow] if pt[0] % 50 == 0]
     w_mlflow_files(out, "417", "ppo-hh-8b", "3c1f9a07be2d4e51a6c0d2f8b9e41a77", "ppo-whiten-rm7b-lr1e6", series,
                    {"algo": "ppo", "whiten_rewards": "True", "kl_coef": "0.02", "total_steps": "3000",
                     "eval_every": "100", "eval_prompts": "805"})
@@ -566,8 +568,8 @@ def w_whitened_files(data, out: Path) -> None:
 case("ok-ppo-whitened-reward-pinned-at-zero-winrate-rising-mlflow-files",
      Plan("eval winrate", WIN_OK, every(100, 1200, 100), bsd(0.35, 805), d_whitened_ok), w_whitened_files, 1421,
      (1200, 3000), HEALTHY, "custom mlflow mlflow_files ppo whitened_reward lookalike live",
-     """Own PPO loop with a 7B reward model and whiten_rewards=True, logged to an MLflow file store, step 1200 of a
-     planned 3000. The only train reward logged is the whitened batch mean, which is 0 +- 0.02 by construction (its
+     """Own PPO loop with a 7B reward model and whiten_rewards=True, logged to an MLflow file store (KL, entropy and
+     value loss only every 50 steps by a callback, the rest every 10), step 1200 of a planned 3000. The only train reward logged is the whitened batch mean, which is 0 +- 0.02 by construction (its
      std is pinned at 1.0), so the reward curve is flat by definition and says nothing. Progress shows in the
      held-out eval every 100 steps: AlpacaEval win rate (805 prompts, sd ~0.017) ~0.24 at 100, ~0.29 at 500, ~0.35 at
      1200, still +0.03 over the last 400 steps, and the raw RM score on held-out prompts climbs with it (-1.0 ->
@@ -695,8 +697,8 @@ case("bad-step-column-counts-samples-grad-blowup-collapse-custom-jsonl",
      PLAN4, w_samples_jsonl, 1404, (520 * SPU4, 1172 * SPU4), RB(PLAN4, 440 * SPU4),
      "custom jsonl grpo step_is_samples grad_explosion collapse live",
      """Own GRPO loop logging JSONL with 'step' = samples seen (384 per update; run.json says so, ~1170 updates
-     planned), now at 199,680 samples. The reward rises to ~0.55 by ~95k samples (update ~250) and holds there (a 50-update mean
-     has sd ~0.008). From ~169k samples (update 440) the grad norm climbs from ~0.35 to tens, entropy jumps from
+     planned), now at 199,680 samples. The reward rises to ~0.53 by ~95k samples (update ~250) and ~0.55 by ~125k, then holds
+     there (a 50-update mean has sd ~0.006). From ~169k samples (update 440) the grad norm climbs from ~0.35 to tens, entropy jumps from
      ~0.45 to ~2.8 and lengths explode to the cap; the reward falls to ~0.05 within 45 updates and stays there, and
      the held-out accuracy (every 50 updates) drops from ~0.5 to ~0.05. A clear breakage after a good stretch: roll
      back to the plateau before the blow-up, newest at 168,960 samples (update 440).""")
@@ -909,15 +911,15 @@ VERL_KEYS = {"score": "critic/score/mean", "rew": "critic/rewards/mean", "len": 
 def w_short_ok(data, out: Path) -> None:
     rows = [(s, dict(v, rew=v["score"])) for s, v in data["train"]]
     w_verl_jsonl(out / "gsm8k_concise" / "qwen2.5-7b-lenpen-0.35.jsonl", rows, data["eval"], VERL_KEYS,
-                 {"acc": "val-core/openai/gsm8k/acc/mean@1"}, val0=data["val0"])
+                 {"acc": "val-core/openai/gsm8k/acc/mean@1"}, val0=data["val0"], torn=True)
 
 
 case("ok-length-penalty-reward-rises-by-shortening-gsm8k-val-holds-verl-jsonl",
      Plan("critic/score/mean", lambda s: 0.86 - 0.35 * (820 - 390 * (1 - math.exp(-s / 260))) / 1024,
           every(1, 400, 1), 0.004, d_short_ok), w_short_ok, 1409, (400, 1000), HEALTHY,
      "verl jsonl file_logger grpo length_penalty length_shrinks lookalike live",
-     """verl GRPO with a length penalty in the reward (score = correct - 0.35 * len/1024), file logger JSONL, step
-     400 of 1000. critic/score/mean rises ~0.58 -> ~0.68 while response_length/mean falls ~820 -> ~510 tokens, a
+     """verl GRPO with a length penalty in the reward (score = correct - 0.35 * len/1024), file logger JSONL still
+     being written (the last line is torn), step ~400 of 1000. critic/score/mean rises ~0.58 -> ~0.68 while response_length/mean falls ~820 -> ~510 tokens, a
      fast fall that looks like a length collapse. It is the point of the run: the correctness part is unchanged,
      and val-core/openai/gsm8k/acc/mean@1 (1319 problems, sd ~0.01) holds at ~0.86 at every validation from step 0
      to 400. Lengths are still falling (the score still rising ~0.01 per 100 steps), generation time drops with
@@ -1226,6 +1228,493 @@ case("bad-collapse-at-2150-between-saves-every-500-trl023-checkpoints",
      reward falls from ~0.86 to ~0.36 and the eval reads ~0.51 at 2250 and ~0.18 at 2500. The newest checkpoint
      (2500) is after the collapse; the better model is behind: roll back, to checkpoint-2000 (window 1250-2000 on
      the eval; the breakage starts at ~2150).""")
+
+
+# 18 ------------------------------------------------------------ DPO, tiny beta: margins explode, eval accuracy falls
+DPO_EV = plus(sat(0.55, 0.735, 150), ramp_after(700, -0.075 / 700))
+
+
+def d_dpo_tiny_beta(rng):
+    steps = every(10, 1400, 10)
+    rows = []
+    for s in steps:
+        marg = 2.5 * s / 700 if s <= 700 else 2.5 + 6.5 * ((s - 700) / 700) ** 1.4
+        lc = -260 - 40 * s / 700 - 220 * max(s - 700, 0) / 700
+        ch = -0.2 * marg + 0.3 * rng.standard_normal() * 0.1
+        rows.append((s, {"tl": float(max(0.002, 0.69 * math.exp(-marg / 1.3) + 0.03 * rng.standard_normal())),
+                         "gn": gnorm(rng, 6.0 + 20 * max(s - 700, 0) / 700), "lr": cos_lr(5e-7, 1800, 100)(s),
+                         "ch": ch, "rj": ch - jit(rng, marg, 0.08), "acc": min(1.0, jit(rng, 0.62 + 0.37 * min(s, 900) / 900, 0.03)),
+                         "lpc": jit(rng, lc, 0.02), "lpr": jit(rng, lc - 60 - 900 * marg / 9, 0.02),
+                         "ent": jit(rng, 1.1 - 0.2 * s / 1400, 0.03), "mta": jit(rng, 0.58, 0.01)}))
+        rows[-1][1]["marg"] = rows[-1][1]["ch"] - rows[-1][1]["rj"]
+    ev = [(s, {"eacc": binom(rng, DPO_EV(s), 1000), "eloss": jit(rng, 0.6 + 0.25 * max(s - 700, 0) / 700, 0.01)})
+          for s in every(100, 1400, 100)]
+    return {"train": rows, "eval": ev}
+
+
+def w_dpo_tiny_beta(data, out: Path) -> None:
+    keys = {"tl": "loss", "gn": "grad_norm", "lr": "learning_rate", "ch": "rewards/chosen", "rj": "rewards/rejected",
+            "marg": "rewards/margins", "acc": "rewards/accuracies", "lpc": "logps/chosen", "lpr": "logps/rejected",
+            "ent": "entropy", "mta": "mean_token_accuracy"}
+    hist = hf_history(data["train"], data["eval"], keys, {"eacc": "eval_rewards/accuracies", "eloss": "eval_loss"}, 900.0)
+    tokens = 0
+    for r in hist:
+        if "loss" in r:
+            tokens += 10 * 64 * 710
+            r["num_tokens"] = float(tokens)
+    w_hf_checkpoints(out, hist, [1200, 1400], 1800, 10, 200, 100, 900.0, epochs=2)
+
+
+PLAN18 = Plan("eval_rewards/accuracies", DPO_EV, every(100, 1400, 100), bsd(0.72, 1000), d_dpo_tiny_beta)
+case("bad-dpo-beta-0.01-margins-explode-eval-pref-acc-falls-after-700-trl029-state",
+     PLAN18, w_dpo_tiny_beta, 1418, (1400, 1800), RB(PLAN18, 700),
+     "trl trainer_state dpo small_beta margin_blowup likelihood_displacement eval_decline save_limit live",
+     """TRL 0.29 DPO (new-style keys: entropy, mean_token_accuracy, num_tokens) with beta=0.01, checkpoints every
+     200 (save_total_limit 2: checkpoint-1200 and -1400), step 1400 of 1800. With so small a beta the policy can move
+     far: rewards/margins grows ~2.5 by step 700 and then explodes to ~9 by 1400, train accuracy pins at ~1.0 and
+     logps/chosen falls from ~-260 to ~-520 (likelihood displacement). Held-out preference accuracy
+     (eval_rewards/accuracies on 1000 pairs, sd ~0.014) rose to ~0.73 by step ~400 and held there to 700; since then
+     it slides to ~0.70 at 1000 and ~0.66 at 1400 (5 sd down), with eval_loss rising. Roll back to the plateau
+     (window 400-700 by eval; the newest checkpoint in it would have been a 600 save, since deleted).""")
+
+
+# 19 ------------------------------------------------------------ late slow entropy rise, the val set starts to slip
+VAL_ENT = plus(sat(0.42, 0.63, 250), ramp_after(1000, -0.05 / 400))
+
+
+def verl_grpo_rows(rng, steps, p: Level, prompts: int, group: int, ent: Level, length: Level, kl: Level,
+                   gn: float = 0.3) -> Rows:
+    rows = verifiable_rows(rng, steps, p, prompts, group)
+    for s, v in rows:
+        ln = jit(rng, length(s), 0.03)
+        v.update(score=v.pop("reward"), len=ln, lmax=min(4096.0, ln * 2.6), ent=jit(rng, ent(s), 0.03),
+                 klloss=jit(rng, kl(s), 0.08), gn=gnorm(rng, gn), pg=float(0.004 * rng.standard_normal()),
+                 clip=min(1.0, jit(rng, 0.005 + max(ln - 1500, 0) / 6000, 0.3)), clipfrac=jit(rng, 0.002, 0.3),
+                 tgen=jit(rng, 30 + ln / 40, 0.05))
+        v["tstep"] = v["tgen"] + jit(rng, 35, 0.04)
+        v["rew"] = v["score"]
+    return rows
+
+
+def d_entropy_rise(rng):
+    ent = lambda s: 0.36 - 0.04 * min(s, 900) / 900 + 0.55 * (max(s - 900, 0) / 500) ** 1.3  # noqa: E731
+    rows = verl_grpo_rows(rng, every(1, 1400, 1), plus(sat(0.40, 0.66, 220), ramp_after(1000, -0.04 / 400)), 128, 8,
+                          ent, lambda s: 900 + 150 * s / 900 + 500 * max(s - 900, 0) / 500,
+                          lambda s: 0.002 + 0.02 * s / 1400)
+    ev = [(s, {"acc": binom(rng, VAL_ENT(s), 1000)}) for s in every(50, 1400, 50)]
+    return {"train": rows, "eval": ev, "val0": {"acc": binom(rng, VAL_ENT(0), 1000)}}
+
+
+def w_entropy_rise(data, out: Path) -> None:
+    d = out / "tensorboard_log" / "math_grpo" / "qwen2.5-math-7b-t1.0"
+    wall = {s: EPOCH0 + 6e6 + 118.0 * s for s, _ in data["train"]} | {0: EPOCH0 + 6e6 - 300}
+    ev = dict(data["eval"])
+    ekey = {"acc": "val-core/HuggingFaceH4/MATH-500/acc/mean@4"}
+    events = [(wall[0], 0, rename(data["val0"], ekey))]
+    for s, v in data["train"]:
+        row = rename(v, VERL_KEYS)
+        if s in ev:
+            row.update(rename(ev[s], ekey))
+        events.append((wall[s], s, row))
+    tb_file(d / tb_name(wall[0], 7, 51877), events)
+    verl_ckpts(out / "checkpoints" / "math_grpo" / "qwen2.5-math-7b-t1.0", every(1200, 1400, 100))
+
+
+PLAN19 = Plan("val-core MATH-500 mean@4", VAL_ENT, every(0, 1400, 50), bsd(0.62, 1000), d_entropy_rise)
+case("bad-late-slow-entropy-rise-from-900-math500-slips-3sd-verl-tb",
+     PLAN19, w_entropy_rise, 1419, (1400, 3000), RB(PLAN19, 900),
+     "verl tensorboard grpo entropy_rise slow_decline eval_decline live",
+     """verl GRPO on MATH (TensorBoard under tensorboard_log/<project>/<experiment>), step 1400 of 3000, checkpoints
+     global_step_1200..1400 kept. val-core/HuggingFaceH4/MATH-500/acc/mean@4 (500 problems x 4 samples, sd ~0.015)
+     climbs ~0.42 -> ~0.61 by step 600 and holds ~0.62-0.63 to ~1000. actor/entropy, which had eased 0.36 -> 0.32,
+     turns up at ~900 and rises slowly but steadily to ~0.9 by 1400 while responses lengthen 1050 -> ~1550 tokens; the
+     train score starts to sag after 1000 and the val set slips to ~0.60 at 1200 and ~0.58 at 1400 (over 3 sd below
+     its plateau). The slow entropy rise is the onset; it has started to cost accuracy and the kept checkpoints are all
+     after it: roll back to the plateau before ~900 (window 600-900).""")
+
+
+# 20 ------------------------------------------------------------ the same shape, smaller: ambiguous (resumed HF TB)
+EV_AMB = plus(sat(0.40, 0.60, 200), ramp_after(950, -0.02 / 350))
+
+
+def d_entropy_amb(rng):
+    ent = lambda s: 0.44 - 0.06 * min(s, 900) / 900 + 0.22 * (max(s - 900, 0) / 400) ** 1.2  # noqa: E731
+    rows = verifiable_rows(rng, every(10, 1300, 10), plus(sat(0.42, 0.63, 180), ramp_after(950, -0.015 / 350)),
+                           16, 8, per_log=10)
+    rows = trl_fill(rng, rows, length=lambda s: 700 + 60 * s / 900 + 120 * max(s - 900, 0) / 400, ent=ent, fmt_w=0.0)
+    ev = [(s, {"acc": binom(rng, EV_AMB(s), 1000)}) for s in every(100, 1300, 100)]
+    return {"train": rows, "eval": ev}
+
+
+def w_entropy_amb(data, out: Path) -> None:
+    keys = {k: "train/" + v for k, v in trl_grpo_keys(22).items()}
+    ekey = {"acc": "eval/rewards/accuracy_reward/mean"}
+    ev = dict(data["eval"])
+
+    def events(lo: int, hi: int, t0: float) -> list:
+        evs = []
+        for s, v in data["train"]:
+            if lo <= s <= hi:
+                evs.append((t0 + 52.0 * (s - lo), s, rename(v, keys) | {"train/epoch": s / 650}))
+                if s in ev:
+                    evs.append((t0 + 52.0 * (s - lo) + 40, s, rename(ev[s], ekey)))
+        return evs
+    t0 = EPOCH0 + 7e6
+    first = events(10, 760, t0)
+    second = events(710, 1300, t0 + 52.0 * 750 + 1800)
+    for evs, node, pid in ((first, 4, 8121), (second, 5, 3310)):
+        stamp = datetime.fromtimestamp(evs[0][0], UTC).strftime("%b%d_%H-%M-%S")
+        tb_file(out / "runs" / f"{stamp}_{host(node)}" / tb_name(evs[0][0], node, pid), evs)
+
+
+PLAN20 = Plan("eval accuracy", EV_AMB, every(100, 1300, 100), bsd(0.6, 1000), d_entropy_amb)
+case("ambig-entropy-creeps-up-eval-slips-1.4sd-resumed-hf-tb-overlap",
+     PLAN20, w_entropy_amb, 1420, (1300, 2000), SRB(PLAN20, 900),
+     "hf tensorboard trl grpo resume duplicate_steps entropy_rise eval_drift ambiguous live",
+     """TRL 0.22 GRPO reporting to TensorBoard (train/..., eval/... tags), preempted at ~760 and resumed from
+     checkpoint-700 into a new runs/<date>_<host> folder, so steps 710-760 appear in both event files; step 1300 of
+     2000. The eval (1000 problems, sd ~0.015) reaches ~0.59-0.60 by step ~500 and the level holds there to ~950.
+     From ~900 entropy creeps up (0.38 -> ~0.6) and lengths grow ~15%, and the eval level eases by ~0.02 to ~0.58 at
+     1300: about 1.4 sd, below what a practitioner can call a decline from three noisy evals, but the drift is real
+     and nothing has been gained since ~600. Stopping here is right; going back to the plateau before the entropy
+     rise (500-900) is as good.""")
+
+
+# 21 ------------------------------------------------------------ verl PPO, KL folded into the reward: score up, rewards down
+VAL_KLR = plus(sat(0.45, 0.70, 100), ramp_after(380, -0.12 / 320))
+
+
+def d_kl_in_reward(rng):
+    rows = verifiable_rows(rng, every(1, 700, 1), plus(sat(0.42, 0.74, 110), lambda s: 0.08 * max(s - 380, 0) / 320),
+                           256, 1)
+    for s, v in rows:
+        kl = 2.0 + 4.0 * s / 380 + 55.0 * (max(s - 380, 0) / 320) ** 1.5
+        v.update(score=v.pop("reward"), klpen=jit(rng, kl, 0.05), klcoef=0.01, len=jit(rng, 230 + 30 * s / 380 +
+                 160 * max(s - 380, 0) / 320, 0.03), lmax=512.0, ent=jit(rng, 0.5 - 0.1 * s / 700, 0.03),
+                 gn=gnorm(rng, 2.1), pg=float(0.01 * rng.standard_normal()), clipfrac=jit(rng, 0.004, 0.3),
+                 vf=jit(rng, 0.08 + 0.3 * max(s - 380, 0) / 320, 0.1), tgen=jit(rng, 19.0, 0.05),
+                 tstep=jit(rng, 75.0, 0.04))
+        v["rew"] = v["score"] - 0.01 * v["klpen"]
+    ev = [(s, {"acc": binom(rng, VAL_KLR(s), 1319)}) for s in every(25, 700, 25)]
+    return {"train": rows, "eval": ev, "val0": {"acc": binom(rng, VAL_KLR(0), 1319)}}
+
+
+def w_kl_in_reward(data, out: Path) -> None:
+    prefix = "\x1b[36m(main_task pid=61877)\x1b[0m "
+    keys = dict(VERL_KEYS, vf="critic/vf_loss")
+    w_verl_console(out, "ppo_gsm8k_qwen2.5-1.5b.log", data["train"], data["eval"], keys,
+                   {"acc": "val/test_score/openai/gsm8k"}, prefix, numpy2=False,
+                   noise_lines=[prefix + "algorithm.use_kl_in_reward=True algorithm.kl_ctrl.kl_coef=0.01 "
+                                "trainer.total_epochs=15 trainer.total_training_steps=1740"], val0=data["val0"])
+
+
+PLAN21 = Plan("val/test_score gsm8k", VAL_KLR, every(0, 700, 25), bsd(0.69, 1319), d_kl_in_reward)
+case("bad-verl-ppo-kl-in-reward-score-climbs-rewards-fall-test-score-drops-console-v03",
+     PLAN21, w_kl_in_reward, 1421, (700, 1740), RB(PLAN21, 380),
+     "verl console verl03 ppo gae kl_in_reward memorisation eval_decline live",
+     """verl 0.3 PPO with a critic on GSM8K, use_kl_in_reward=True (kl_coef 0.01), console log with ANSI-coloured
+     '(main_task pid=...)' prefixes and plain-float values, step 700 of 1740 (15 epochs over the train set).
+     critic/score/mean (train-set correctness) keeps creeping up (~0.74 -> ~0.80 after step 380), but
+     actor/reward_kl_penalty balloons from ~6 to ~60 nats, so critic/rewards/mean (score minus the KL term) falls
+     from ~0.68 to ~0.20; critic/vf_loss climbs and responses lengthen 60%. The held-out val/test_score/openai/gsm8k
+     (1319 problems, sd ~0.013) rose to ~0.68-0.69 by ~275 and has fallen since ~380 to ~0.64 at 550 and ~0.58 at
+     700. The policy is memorising the training set: roll back to the plateau (window 275-375 on the test score).""")
+
+
+# 22 ------------------------------------------------------------ verl file logger overwritten at resume; val falls since
+VAL_RES = lin({0: 0.71, 640: 0.71, 900: 0.62})
+
+
+def d_resume_overwrite(rng):
+    rows = verl_grpo_rows(rng, every(601, 900, 1), lin({0: 0.80, 640: 0.80, 900: 0.71}), 128, 8,
+                          lambda s: 0.30 - 0.18 * max(s - 640, 0) / 260, lambda s: 620 - 250 * max(s - 640, 0) / 260,
+                          lambda s: 0.02 + 0.08 * max(s - 640, 0) / 260, gn=0.5)
+    ev = [(s, {"acc": binom(rng, VAL_RES(s), 1319)}) for s in every(650, 900, 50)]
+    return {"train": rows, "eval": ev, "val0": {"acc": binom(rng, VAL_RES(600), 1319)}}
+
+
+def w_resume_overwrite(data, out: Path) -> None:
+    w_verl_jsonl(out / "gsm8k_grpo" / "qwen2.5-3b-grpo.jsonl", data["train"], data["eval"], VERL_KEYS,
+                 {"acc": "val-core/openai/gsm8k/acc/mean@1"}, val0=data["val0"])
+    lines = (out / "gsm8k_grpo" / "qwen2.5-3b-grpo.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["step"] = 600
+    lines[0] = json.dumps(first, separators=(",", ":"))
+    (out / "gsm8k_grpo" / "qwen2.5-3b-grpo.jsonl").write_text("\n".join(lines) + "\n")
+    verl_ckpts(out / "checkpoints" / "gsm8k_grpo" / "qwen2.5-3b-grpo", every(600, 900, 100))
+    (out / "resume.sh").write_text("python3 -m verl.trainer.main_ppo trainer.resume_mode=auto "
+                                   "actor_rollout_ref.actor.optim.lr=3e-6 trainer.total_training_steps=1500 \\\n"
+                                   "  trainer.logger=['console','file'] trainer.val_before_train=True\n")
+
+
+PLAN22 = Plan("val-core gsm8k", VAL_RES, every(600, 900, 50), bsd(0.71, 1319), d_resume_overwrite)
+case("bad-resumed-at-600-lr-tripled-file-logger-overwritten-val-falls-verl-jsonl",
+     PLAN22, w_resume_overwrite, 1422, (900, 1500), RB(PLAN22, 640),
+     "verl jsonl file_logger grpo resume overwritten_log lr_change eval_decline live",
+     """verl GRPO, file logger. The run was resumed from global_step_600 with the actor LR raised from 1e-6 to 3e-6
+     (resume.sh); the JSONL file logger opens its file with 'wb', so the history before 600 is gone and the file starts
+     with the val_before_train row at step 600 (val-core/openai/gsm8k/acc/mean@1 ~0.71, 1319 problems, sd ~0.0125),
+     then steps 601-900. Within ~40 steps of the resume the train score starts sliding (0.80 -> ~0.71), entropy drops
+     0.30 -> ~0.12, lengths shrink 40%, KL climbs, and the val reads ~0.69 at 700, ~0.66 at 800, ~0.62 at 900 (7 sd
+     below step 600). The only known-good weights are global_step_600, which is on disk: roll back to 600 (and resume
+     with the old LR).""")
+
+
+# 23 ------------------------------------------------------------ a 0-100 judge that never moves (W&B panel exports)
+def d_judge_flat(rng):
+    rows = judged_rows(rng, every(1, 700, 1), const(52.0), 21.0, 64, 0, 100,
+                       extra={"kl": (lambda s: 0.002 + 0.012 * s / 700, 0.08), "len": (const(290.0), 0.03),
+                              "ent": (lambda s: 1.05 - 0.04 * s / 700, 0.02)})
+    ev = [(s, {"judge": float(52.3 + 21.0 / math.sqrt(400) * rng.standard_normal())}) for s in every(50, 700, 50)]
+    return {"train": rows, "eval": ev}
+
+
+def w_judge_flat(data, out: Path) -> None:
+    run = "grpo-judge-helpfulness-lr3e-7"
+    ax = "train/global_step"
+    w_wandb_panel(out / "wandb_export_train_reward.csv", run, "train/reward",
+                  [(s, v["reward"]) for s, v in data["train"]], ax, bucket=2)
+    w_wandb_panel(out / "wandb_export_train_kl.csv", run, "train/kl", [(s, v["kl"]) for s, v in data["train"]], ax,
+                  bucket=2)
+    w_wandb_panel(out / "wandb_export_train_entropy.csv", run, "train/entropy",
+                  [(s, v["ent"]) for s, v in data["train"]], ax, bucket=2)
+    w_wandb_panel(out / "wandb_export_eval_judge_score.csv", run, "eval/judge_score",
+                  [(s, v["judge"]) for s, v in data["eval"]], ax)
+
+
+case("stop-llm-judge-0-100-flat-at-52-for-700-steps-lr-too-small-wandb-panels",
+     Plan("train reward (0-100)", const(52.0), every(1, 700, 1), 21.0 / math.sqrt(64 * 50), d_judge_flat),
+     w_judge_flat, 1423, (700, 2000), stop(1),
+     "wandb panel_csv trl grpo judge_reward reward_0_100 never_learns live",
+     """TRL GRPO with an LLM-judge helpfulness reward on a 0-100 scale, seen through four W&B panel CSV exports (x axis
+     train/global_step, two steps per bucket, __MIN/__MAX bands), step 700 of 2000. The reward sits at 52 from step 1
+     to 700 (a batch of 64 scores has sd ~2.6, a 50-step mean ~0.4; no trend), the held-out judge score every 50
+     steps (400 prompts, sd ~1) is 52 +- 1 throughout, KL barely leaves zero (0.002 -> 0.014) and entropy is
+     unchanged. With lr 3e-7 the policy is not moving. Nothing has been learned in 700 steps and the current weights
+     are as good as the start: stop (and fix the learning rate).""")
+
+
+# 24 ------------------------------------------------------------ signed reward flat, KL drifting, eval flat: stop
+R_SIGNED = lin({0: -0.35, 250: 0.34, 800: 0.35})
+EV_SIGNED = lin({0: -0.30, 250: 0.30, 800: 0.30})
+
+
+def d_signed_drift(rng):
+    rows = []
+    for s in every(1, 800, 1):
+        p_fmt = 0.97 if s > 150 else 0.55 + 0.42 * s / 150
+        m = R_SIGNED(s)
+        p_ok = m + 1 - p_fmt  # E = (+1) p_ok + 0 (p_fmt - p_ok) - (1 - p_fmt)
+        draws = rng.choice([1.0, 0.0, -1.0], size=128, p=[p_ok, p_fmt - p_ok, 1 - p_fmt])
+        rows.append((s, {"reward": float(draws.mean())}))
+    rows = orlhf_fill(rng, rows, lambda s: 0.02 + 0.23 * s / 800, lambda s: 540 - 60 * s / 800,
+                      lambda s: 0.9 - 0.25 * s / 800)
+    ev = []
+    for s in every(50, 800, 50):
+        m = EV_SIGNED(s)
+        ev.append((s, {"acc": float(m + 0.8 / math.sqrt(500) * rng.standard_normal())}))
+    return {"train": rows, "eval": ev}
+
+
+def w_signed_drift(data, out: Path) -> None:
+    keys = {k: "train/" + v for k, v in ORLHF_KEYS.items() if k not in ("rmean", "rstd", "tgen", "ttot", "gstd")}
+    wall = {s: EPOCH0 + 8e6 + 64.0 * s for s, _ in data["train"]}
+    ev = dict(data["eval"])
+    events = []
+    for s, v in data["train"]:
+        events.append((wall[s], s, rename(v, keys)))
+        if s in ev:
+            events.append((wall[s] + 30, s, {"eval/eval_math500_pass1": ev[s]["acc"]}))
+    tb_file(out / "tb" / "reinforce_pp_qwen3_4b" / tb_name(wall[1], 2, 7781), events)
+
+
+case("stop-signed-reward-flat-0.35-since-250-kl-drifts-eval-flat-reinforcepp-openrlhf-tb",
+     Plan("eval/eval_math500_pass1", EV_SIGNED, every(50, 800, 50), 0.8 / math.sqrt(500), d_signed_drift),
+     w_signed_drift, 1424, (800, 2000), stop(250),
+     "openrlhf tensorboard reinforcepp signed_reward kl_drift plateau live",
+     """OpenRLHF REINFORCE++ (TensorBoard, train/ and eval/ tags) with a signed reward: +1 correct, 0 wrong, -1 bad
+     format, so the batch mean lives in [-1, 1]. Step 800 of 2000. The reward climbs from ~-0.35 (format failures) to
+     ~+0.34 by step 250 and has stayed at ~0.35 since (batch sd ~0.05, no trend over 550 steps); the MATH-500 eval
+     (eval_math500_pass1 is the mean signed reward, sd ~0.036) went -0.30 -> +0.30 by 250 and is flat at ~0.30
+     after. Meanwhile KL to the reference keeps climbing linearly (0.09 at 250 -> 0.25 at 800) with entropy easing:
+     the policy drifts without gaining and without (yet) losing anything measurable. Stop.""")
+
+
+# 25 ------------------------------------------------------------ finished at its planned total, best at the end
+VAL_FIN = sat(0.35, 0.74, 110)
+
+
+def d_finished(rng):
+    rows = verl_grpo_rows(rng, every(1, 500, 1), sat(0.30, 0.78, 100), 64, 8, lambda s: 0.55 - 0.2 * s / 500,
+                          lambda s: 380 + 120 * s / 500, lambda s: 0.001 + 0.01 * s / 500)
+    ev = [(s, {"acc": binom(rng, VAL_FIN(s), 1319)}) for s in every(25, 500, 25)]
+    return {"train": rows, "eval": ev, "val0": {"acc": binom(rng, VAL_FIN(0), 1319)}}
+
+
+def w_finished(data, out: Path) -> None:
+    prefix = "(TaskRunner pid=9911) "
+    w_verl_console(out, "run.log", data["train"], data["eval"], VERL_KEYS, {"acc": "val-core/openai/gsm8k/acc/mean@1"},
+                   prefix, numpy2=True, noise_lines=[prefix + "trainer.total_training_steps=500 trainer.test_freq=25 "
+                                                     "trainer.save_freq=100"], val0=data["val0"])
+    with (out / "run.log").open("a") as fh:
+        fh.write(prefix + "Final validation metrics: {'val-core/openai/gsm8k/acc/mean@1': "
+                 f"{data['eval'][-1][1]['acc']}" + "}\n")
+    verl_ckpts(out / "checkpoints" / "gsm8k" / "qwen2.5-1.5b-grpo", every(100, 500, 100))
+
+
+case("stop-finished-500-of-500-val-flat-since-350-best-at-end-verl-console-np2",
+     Plan("val-core gsm8k", VAL_FIN, every(0, 500, 25), bsd(0.74, 1319), d_finished), w_finished, 1425, (500, 500),
+     stop(350), "verl console numpy2 grpo finished converged best_at_end",
+     """verl GRPO on GSM8K that ran to its planned total (trainer.total_training_steps=500, final validation line
+     printed, global_step_100..500 saved). val-core/openai/gsm8k/acc/mean@1 (1319 problems, sd ~0.012) rises ~0.35 ->
+     ~0.68 by 200 and ~0.725 by 350, then creeps to ~0.736 by 500 (+0.01 in 150 steps, under one sd); the last
+     validation is as good as any. The train
+     score flattens the same way, entropy eases, KL tiny. A finished run whose final weights are its best: keep them,
+     stop (no sign that more steps would pay).""")
+
+
+# 26 ------------------------------------------------------------ warm start that gains nothing, finished
+def d_warm_flat(rng):
+    rows = verifiable_rows(rng, every(10, 600, 10), const(0.81), 16, 8, per_log=10)
+    rows = trl_fill(rng, rows, length=const(540.0), ent=lin({0: 0.31, 600: 0.29}), kl=lin({0: 0.0, 600: 0.004}),
+                    fmt_w=0.0)
+    ev = [(s, {"acc": binom(rng, 0.70, 500)}) for s in every(100, 600, 100)]
+    return {"train": rows, "eval": ev}
+
+
+def w_warm_flat(data, out: Path) -> None:
+    hist = hf_history(data["train"], data["eval"], trl_grpo_keys(26), {"acc": "eval_rewards/accuracy_reward/mean"},
+                      600.0)
+    w_hf_checkpoints(out, hist, [500, 600], 600, 10, 100, 100, 600.0, finished=True, top=True)
+
+
+case("stop-finished-warm-start-at-0.81-nothing-gained-in-600-steps-trl026-state",
+     Plan("eval accuracy", const(0.70), every(100, 600, 100), bsd(0.7, 500), d_warm_flat), w_warm_flat, 1426,
+     (600, 600), stop(10), "trl trainer_state grpo warm_start finished never_learns",
+     """TRL 0.26 GRPO that started from an already RL-tuned model and ran to max_steps=600 (top-level
+     trainer_state.json with the final summary row, should_training_stop true, checkpoint-500/600). The reward is
+     ~0.81 from the first log to the last (80 rollouts per log, sd ~0.03, no trend), frac_reward_zero_std stays
+     ~0.33, entropy and lengths do not move, KL stays ~0.004, and the eval (500 problems, sd ~0.02) reads ~0.70 at every
+     one of its six points. The run learned nothing, and lost nothing: the final weights are as good as any; stop.""")
+
+
+# 27 ------------------------------------------------------------ converged near its planned end (custom JSONL + eval file)
+EV_CONV = sat(0.30, 0.66, 190)
+
+
+def d_conv(rng):
+    rows = verifiable_rows(rng, every(1, 930, 1), sat(0.28, 0.71, 180), 32, 8)
+    for s, v in rows:
+        v.update(kl=jit(rng, 0.003 + 0.02 * s / 930, 0.08), ent=jit(rng, 0.5 - 0.15 * s / 930, 0.03),
+                 len=jit(rng, 450 + 50 * s / 930, 0.03), lr=cos_lr(1e-6, 1000, 30)(s))
+    ev = [(s, {"acc": binom(rng, EV_CONV(s), 1000)}) for s in every(60, 930, 60)]
+    return {"train": rows, "eval": ev}
+
+
+def w_conv(data, out: Path) -> None:
+    with (out / "train_metrics.jsonl").open("w") as fh:
+        for s, v in data["train"]:
+            fh.write(json.dumps({"iter": s, "reward/mean": round(v["reward"], 4), "reward/std": round(v["reward_std"], 4),
+                                 "kl": round(v["kl"], 5), "entropy": round(v["ent"], 4), "gen_len": round(v["len"], 1),
+                                 "lr": float(f"{v['lr']:.4g}"), "time": EPOCH0 + 9e6 + 80 * s}) + "\n")
+    with (out / "eval_metrics.jsonl").open("w") as fh:
+        for s, v in data["eval"]:
+            fh.write(json.dumps({"iter": s, "eval/math_acc": v["acc"], "n": 1000}) + "\n")
+    (out / "config.json").write_text(json.dumps({"total_iters": 1000, "eval_every": 60, "save_every": 60}))
+
+
+case("conv-plateau-since-600-at-930-of-1000-cosine-lr-nearly-zero-custom-jsonl-eval-file",
+     Plan("eval/math_acc", EV_CONV, every(60, 930, 60), bsd(0.66, 1000), d_conv), w_conv, 1427, (930, 1000),
+     dict(converged(), onset_step=600), "custom jsonl eval_file grpo converged cosine_tail near_end live",
+     """Own GRPO loop, train metrics and eval metrics in two JSONL files keyed by 'iter', step 930 of 1000
+     (config.json), cosine LR now ~1% of peak. The eval (1000 problems, sd ~0.015) climbs ~0.40 at 60 -> ~0.59 at 300
+     -> ~0.645 at 600 and has gained ~0.01 (under one sd) since ~600 (and the train reward is flat at ~0.71). With 70
+     steps left at a near-zero LR, finishing the run or stopping now give the same model: both are fine, stopping
+     preferred.""")
+
+
+# 28 ------------------------------------------------------------ verl to MLflow ('@' -> '_at_'): overlong answers eat val
+VAL_OVL = plus(sat(0.30, 0.52, 140), ramp_after(520, -0.06 / 280))
+
+
+def d_overlong(rng):
+    p = plus(sat(0.28, 0.55, 130), ramp_after(520, -0.05 / 280))
+    length = lambda s: 1800 + 300 * s / 520 + 1700 * (max(s - 480, 0) / 320) ** 1.2  # noqa: E731
+    rows = verl_grpo_rows(rng, every(1, 800, 1), p, 64, 16, lambda s: 0.42 - 0.05 * s / 800 + 0.1 * max(s - 480, 0) / 320,
+                          length, lambda s: 0.001 + 0.006 * s / 800)
+    for s, v in rows:
+        v["clip"] = min(1.0, jit(rng, 0.02 + 0.33 * (max(s - 480, 0) / 320) ** 1.3, 0.1))
+        v["lmax"] = 4096.0
+    ev = [(s, {"acc": binom(rng, VAL_OVL(s), 1500), "best": binom(rng, min(0.95, VAL_OVL(s) + 0.2), 500)})
+          for s in every(40, 800, 40)]
+    return {"train": rows, "eval": ev}
+
+
+def w_overlong(data, out: Path) -> None:
+    wall = {s: EPOCH0 + 1.1e7 + 210.0 * s for s, _ in data["train"]}
+    keys = {k: v.replace("@", "_at_") for k, v in VERL_KEYS.items()}
+    ekeys = {"acc": "val-core/aime_amc_math/acc/mean_at_4", "best": "val-core/aime_amc_math/acc/best_at_4/mean"}
+    series = series_of(data["train"], keys, wall) | series_of(data["eval"], ekeys, {s: w + 60 for s, w in wall.items()})
+    w_mlflow_files(out, "3", "dapo_math", "a41c0e6f9d2b4c8e9f1a7b3d5c6e8f02", "qwen3-8b-base-dapo-4k", series,
+                   {"data.max_response_length": "4096", "trainer.total_training_steps": "2000",
+                    "algorithm.adv_estimator": "grpo", "trainer.test_freq": "40", "trainer.save_freq": "100"})
+
+
+PLAN28 = Plan("val-core mean@4", VAL_OVL, every(40, 800, 40), bsd(0.51, 1500), d_overlong)
+case("bad-lengths-grow-into-4k-cap-truncation-35pct-val-falls-verl-mlflow-at-keys",
+     PLAN28, w_overlong, 1428, (800, 2000), RB(PLAN28, 480),
+     "verl mlflow mlflow_files grpo truncation length_explosion eval_decline live",
+     """verl GRPO on competition maths logging to an MLflow file store, where verl's adapter writes '@' as '_at_'
+     (val-core/aime_amc_math/acc/mean_at_4, 375 problems x 4 samples, sd ~0.013), step 800 of 2000, max response
+     4096 tokens. The val climbs ~0.36 at 40 -> ~0.49 at 280 -> ~0.52 by ~480. From ~480 mean response length, which
+     had grown slowly (1800 -> 2100), accelerates to ~3800, response_length/clip_ratio climbs from ~0.02 to ~0.35
+     (a third of answers cut off at the cap, which scores them wrong), entropy rises, and the val falls from ~0.52 to
+     ~0.485 at 680 and ~0.46 at 800 (4 sd). The truncation is eating accuracy and the cap will not fix itself: roll back
+     to before the length run-away (window from 360, the first val at the best level, to 480).""")
+
+
+# 29 ------------------------------------------------------------ OpenRLHF DPO: eval accuracy eases ~1.3 sd as margins grow
+DPO2_EV = plus(sat(0.52, 0.68, 120), ramp_after(560, -0.018 / 340))
+
+
+def d_orlhf_dpo(rng):
+    rows = []
+    for s in every(1, 900, 1):
+        marg = 1.4 * (1 - math.exp(-s / 300)) + 1.2 * max(s - 500, 0) / 400
+        ch = jit(rng, 0.3 - 0.4 * s / 900, 0.2) + 0.1 * rng.standard_normal()
+        acc = min(1.0, float(rng.binomial(64, min(0.99, 0.6 + 0.3 * (1 - math.exp(-s / 250)) + 0.05 * max(s - 500, 0)
+                                                  / 400)) / 64))
+        rows.append((s, {"tl": float(max(0.05, 0.69 - 0.25 * marg + 0.08 * rng.standard_normal())), "acc": acc,
+                         "ch": ch, "rj": ch - jit(rng, marg, 0.15), "lr": 5e-7, "gn": gnorm(rng, 9.0)}))
+    ev = [(s, {"eacc": binom(rng, DPO2_EV(s), 1200), "eloss": jit(rng, 0.62 + 0.04 * max(s - 560, 0) / 340, 0.01)})
+          for s in every(100, 900, 100)]
+    return {"train": rows, "eval": ev}
+
+
+def w_orlhf_dpo(data, out: Path) -> None:
+    keys = {"tl": "train/loss", "acc": "train/acc", "ch": "train/chosen_reward", "rj": "train/reject_reward",
+            "lr": "train/lr", "gn": "train/grad_norm"}
+    ev = dict(data["eval"])
+    events = []
+    for s, v in data["train"]:
+        w = EPOCH0 + 1.2e7 + 9.0 * s
+        events.append((w, s, rename(v, keys) | {"train/global_step": s}))
+        if s in ev:
+            events.append((w + 25, s, {"eval/eval_loss": ev[s]["eloss"], "eval/acc_mean": ev[s]["eacc"]}))
+    tb_file(out / "logs" / "dpo_tensorboard" / "llama3-8b-dpo-ultrafeedback" / tb_name(events[0][0], 1, 22004),
+            events)
+
+
+PLAN29 = Plan("eval/acc_mean", DPO2_EV, every(100, 900, 100), bsd(0.68, 1200), d_orlhf_dpo)
+case("ambig-openrlhf-dpo-eval-acc-eases-1.3sd-while-margins-keep-growing-tb",
+     PLAN29, w_orlhf_dpo, 1429, (900, 1400), SRB(PLAN29, 560),
+     "openrlhf tensorboard dpo eval_drift margin_growth ambiguous live",
+     """OpenRLHF DPO (TensorBoard: train/loss, train/acc, train/chosen_reward, train/reject_reward; eval/eval_loss and
+     eval/acc_mean every 100 steps on 1200 pairs, sd ~0.013), step 900 of 1400. Held-out preference accuracy reaches
+     ~0.67-0.68 by step ~300 and the level holds to ~560; since then the chosen-reject margin keeps widening and train
+     accuracy creeps up, while eval/acc_mean eases by ~0.018 (about 1.3 sd) to ~0.66 and eval_loss drifts up
+     ~0.04. Nothing has been gained on held-out pairs for 500 steps; the loss since ~560 is too small to call from the
+     evals alone. Stop; going back to the 300-500 stretch is as good.""")
 
 
 # ------------------------------------------------------------------------------------------------- check and main
