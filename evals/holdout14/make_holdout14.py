@@ -803,7 +803,10 @@ def trl_grpo_keys(version: int) -> dict:
     return k
 
 
-def trl_fill(rng, rows: Rows, fmt: Level = const(0.98), length: Level = const(420.0), ent: Level = const(0.5),
+FMT_98, LEN_420, ENT_05, TRUNC_1PCT, LR_5E7 = const(0.98), const(420.0), const(0.5), const(0.01), const(5e-7)
+
+
+def trl_fill(rng, rows: Rows, fmt: Level = FMT_98, length: Level = LEN_420, ent: Level = ENT_05,
              kl: Level | None = None, gn: float = 0.15, fmt_w: float = 0.2) -> Rows:
     for s, v in rows:
         v.setdefault("acc", v["reward"])
@@ -935,7 +938,7 @@ ORLHF_KEYS = {"reward": "reward", "ret": "return", "pl": "policy_loss", "kl": "k
               "tgen": "timing/generation", "ttot": "timing/step_total"}
 
 
-def orlhf_fill(rng, rows: Rows, kl: Level, length: Level, ent: Level, trunc: Level = const(0.01),
+def orlhf_fill(rng, rows: Rows, kl: Level, length: Level, ent: Level, trunc: Level = TRUNC_1PCT,
                scale: float = 1.0) -> Rows:
     for s, v in rows:
         v.update(rmean=v["reward"] + 0.3 * scale * rng.standard_normal() / 8, rstd=jit(rng, 17.5 * scale / 100, 0.05),
@@ -1096,7 +1099,7 @@ case("ok-small-200-problem-eval-jumps-0.05-between-evals-level-rising-trackio",
 EL_OK = sat(0.693, 0.52, 600)
 
 
-def loss_rows(rng, steps, train_loss: Level, gn: float = 1.2, lr: Level = const(5e-7)) -> Rows:
+def loss_rows(rng, steps, train_loss: Level, gn: float = 1.2, lr: Level = LR_5E7) -> Rows:
     return [(s, {"tl": float(max(0.01, train_loss(s) + 0.05 * rng.standard_normal())), "gn": gnorm(rng, gn),
                  "lr": lr(s)}) for s in steps]
 
