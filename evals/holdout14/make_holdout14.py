@@ -573,7 +573,7 @@ case("ok-ppo-whitened-reward-pinned-at-zero-winrate-rising-mlflow-files",
      std is pinned at 1.0), so the reward curve is flat by definition and says nothing. Progress shows in the
      held-out eval every 100 steps: AlpacaEval win rate (805 prompts, sd ~0.017) ~0.24 at 100, ~0.29 at 500, ~0.35 at
      1200, still +0.03 over the last 400 steps, and the raw RM score on held-out prompts climbs with it (-1.0 ->
-     -0.2). KL to the reference grows slowly (0.01 -> 0.08), entropy eases 1.9 -> 1.65, lengths +10%. A learning run
+     ~0.0). KL to the reference grows slowly (0.01 -> 0.08), entropy eases 1.9 -> 1.65, lengths +10%. A learning run
      with 60% of its budget left: continue.""")
 
 
@@ -608,7 +608,7 @@ case("bad-ppo-whitened-reward-flat-winrate-peaks-then-falls-kl-runs-mlflow-db",
      "custom mlflow mlflow_db ppo whitened_reward rm_overoptimisation eval_decline live",
      """Own PPO loop with reward whitening, logged to MLflow's SQLite store, step 1400 of 2500. The whitened train
      reward is ~0 every step (by construction), so the only quality signal is the held-out AlpacaEval LC win rate
-     every 100 steps (805 prompts, sd ~0.017): ~0.31 at 100, ~0.40 at 500, ~0.41 from 600 to 800, then a steady
+     every 100 steps (805 prompts, sd ~0.017): ~0.29 at 100, ~0.39 at 500, ~0.41 from 600 to 800, then a steady
      fall to ~0.37 at 1100 and ~0.33 at 1400 (about 5 sd below its best). From step 800 KL to the reference
      accelerates (0.06 -> ~0.4) and responses grow ~60%: classic reward-model over-optimisation, the policy is
      worse for people while the RM keeps paying. A better model lies behind: roll back into the plateau,
@@ -650,7 +650,7 @@ case("ok-step-column-counts-samples-288k-slow-climb-custom-csv",
      """Own GRPO loop whose CSV 'step' column is samples seen (64 prompts x 8 rollouts = 512 per update; config.yaml
      says so and plans 768,000 samples = 1500 updates). It is at 286,720 samples = update 560. Reward mean climbs
      slowly and steadily ~0.20 -> ~0.37 (batch sd ~0.04), eval_acc every 25 updates on 500 problems (sd ~0.022)
-     ~0.21 -> ~0.38 and is still gaining ~0.04 per 150 updates. KL small (<0.06), entropy easing 0.62 -> 0.45,
+     ~0.21 -> ~0.38 and is still gaining ~0.03 per 150 updates. KL small (<0.06), entropy easing 0.62 -> 0.45,
      lengths +25%. The huge step numbers and the noisy every-update reward make it look long and flat to a quick
      reader; in updates it is barely a third through and learning: continue.""")
 
@@ -882,7 +882,7 @@ case("stop-grpo-groups-85pct-all-correct-gsm8k-eval-flat-since-350-trl018-consol
      (800, 1000), stop(350), "trl console grpo zero_std saturated eval_plateau live",
      """TRL 0.18 GRPO on GSM8K, console log (dict lines between tqdm bars), step 800 of 1000. Train reward saturated at
      ~0.94 by step ~300 and frac_reward_zero_std sits at ~0.83-0.85: most groups are all-correct and give no
-     gradient. The GSM8K test eval every 50 steps (1319 problems, sd ~0.011) rose ~0.70 -> ~0.80 by step 300 and has
+     gradient. The GSM8K test eval every 50 steps (1319 problems, sd ~0.011) rose ~0.68 -> ~0.80 by step 300 and has
      been flat at ~0.81 from 350 to 800 (nine evals within noise, no decline). KL stays tiny (~0.018), entropy has
      settled. Nothing more to gain from this data and the current weights are as good as any: stop (onset at the
      start of the eval plateau, ~350).""")
@@ -975,7 +975,7 @@ case("ok-llm-judge-reward-0-100-scale-rising-openrlhf-console",
      Plan("reward (0-100)", JUDGE_OK, every(1, 500, 1), 18.0 / math.sqrt(128 * 50), d_judge_ok), w_judge_console, 1410,
      (500, 1400), HEALTHY, "openrlhf console reinforce judge_reward reward_0_100 slow_learner live",
      """OpenRLHF 0.10 REINFORCE-baseline run whose remote reward is an LLM judge on a 0-100 scale, console log, step
-     500 of 1400 (max_steps in the banner). The reward is ~38 at the start, ~50 at 300 and ~54 at 500 (one step is a
+     500 of 1400 (max_steps in the banner). The reward is ~38 at the start, ~48 at 300 and ~53 at 500 (one step is a
      mean of 128 scores with per-sample sd ~18, so single steps wobble +-1.6; a 50-step mean +-0.2), and still
      rising ~2 points per 100 steps. KL grows slowly (0.01 -> 0.06), lengths +20%, entropy eases, truncation stays
      ~1%. The big numbers are just the judge's scale. A learning run with budget left: continue.""")
@@ -1417,10 +1417,10 @@ case("bad-verl-ppo-kl-in-reward-score-climbs-rewards-fall-test-score-drops-conso
      "verl console verl03 ppo gae kl_in_reward memorisation eval_decline live",
      """verl 0.3 PPO with a critic on GSM8K, use_kl_in_reward=True (kl_coef 0.01), console log with ANSI-coloured
      '(main_task pid=...)' prefixes and plain-float values, step 700 of 1740 (15 epochs over the train set).
-     critic/score/mean (train-set correctness) keeps creeping up (~0.74 -> ~0.80 after step 380), but
+     critic/score/mean (train-set correctness) keeps creeping up (~0.73 -> ~0.82 after step 380), but
      actor/reward_kl_penalty balloons from ~6 to ~60 nats, so critic/rewards/mean (score minus the KL term) falls
      from ~0.68 to ~0.20; critic/vf_loss climbs and responses lengthen 60%. The held-out val/test_score/openai/gsm8k
-     (1319 problems, sd ~0.013) rose to ~0.68-0.69 by ~275 and has fallen since ~380 to ~0.64 at 550 and ~0.58 at
+     (1319 problems, sd ~0.013) rose to ~0.68-0.69 by ~275 and has fallen since ~380 to ~0.63 at 550 and ~0.58 at
      700. The policy is memorising the training set: roll back to the plateau (window 275-375 on the test score).""")
 
 
@@ -1670,7 +1670,7 @@ case("bad-lengths-grow-into-4k-cap-truncation-35pct-val-falls-verl-mlflow-at-key
      """verl GRPO on competition maths logging to an MLflow file store, where verl's adapter writes '@' as '_at_'
      (val-core/aime_amc_math/acc/mean_at_4, 375 problems x 4 samples, sd ~0.013), step 800 of 2000, max response
      4096 tokens. The val climbs ~0.36 at 40 -> ~0.49 at 280 -> ~0.52 by ~480. From ~480 mean response length, which
-     had grown slowly (1800 -> 2100), accelerates to ~3800, response_length/clip_ratio climbs from ~0.02 to ~0.35
+     had grown slowly (1800 -> 2100), accelerates to ~3900, response_length/clip_ratio climbs from ~0.02 to ~0.35
      (a third of answers cut off at the cap, which scores them wrong), entropy rises, and the val falls from ~0.52 to
      ~0.485 at 680 and ~0.46 at 800 (4 sd). The truncation is eating accuracy and the cap will not fix itself: roll back
      to before the length run-away (window from 360, the first val at the best level, to 480).""")
