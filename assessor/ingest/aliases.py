@@ -80,7 +80,7 @@ CANONICAL: dict[str, tuple[str, ...]] = {
     ),
     # --- losses and optimisation
     # `training_loss`: the HF notebook progress table's "Training Loss" column.
-    "loss": ("loss", "ppo/loss/total", "training_loss"),
+    "loss": ("loss", "ppo/loss/total", "training_loss", "train_loss"),
     "pg_loss": ("policy_loss", "loss/policy_avg", "ppo/loss/policy", "actor/pg_loss", "loss_pg", "actor_loss"),
     "value_loss": ("loss/value_avg", "ppo/loss/value", "critic/vf_loss", "critic_loss"),
     "value_clip_ratio": ("critic/vf_clipfrac", "val/clipfrac_avg", "ppo/val/clipfrac"),
@@ -163,8 +163,12 @@ CANONICAL: dict[str, tuple[str, ...]] = {
 NOT_METRICS: frozenset[str] = frozenset({
     "step", "global_step", "_step", "_runtime", "_timestamp", "total_steps", "trainer/global_step",
     "training/global_step", "train_runtime", "train_samples_per_second", "train_steps_per_second",
-    "total_flos", "train_loss", "timestamp", "wall_time", "episode", "eps",
+    "total_flos", "timestamp", "wall_time", "episode", "eps",
 })
+# Keys that are an end-of-run summary when logged a few times (once per run segment: the HF Trainer's
+# `train_loss`, the mean over training, written beside `train_runtime`) and a curve when logged on every step
+# (a custom loop's CSV column).
+SUMMARY_WHEN_ONCE: frozenset[str] = frozenset({"train_loss", "train/train_loss"})
 
 # Keys we know and deliberately keep under their own name (not "unknown").
 KNOWN_PASSTHROUGH_PREFIXES: tuple[str, ...] = (
@@ -222,6 +226,9 @@ _SPACES = re.compile(r"\s+")
 _SCALE_SUFFIX = re.compile(r"^(?P<base>.+)\((?P<scale>[0-9.]+e[-+]?\d+)\)$")
 # Names for the share of groups that all scored alike (no reward spread, no advantage).
 _ZERO_SPREAD = re.compile(r"zero[_-]?std|std[_-]?zero|flat[_-]?groups?|no[_-]?spread|identical[_-]?rewards?")
+# The share of groups whose completions all passed or all failed (`frac_solved_all_or_none`): the same quantity
+# for a pass/fail reward, whatever else the name says.
+_ALL_OR_NONE = re.compile(r"all[_-]?or[_-]?(?:none|nothing)")
 # Eval-split counters the evaluation loop logs beside its scores (HF's `eval/epoch`): not measurements.
 EVAL_BOOKKEEPING = frozenset({"epoch"})
 _REWARD_FN = re.compile(r"^rewards/(?P<fn>.+?)(?:/(?P<stat>mean|std))?$")
@@ -338,7 +345,7 @@ def _resolve(k: str, scale: float) -> Resolved | None:
         if canonical == "accuracy" and not said_train:  # a held-out number unless the key says it is training's
             split = "eval"
         return Resolved(canonical, split, scale, percent=k in PERCENT_IF_ABOVE_ONE)
-    if _ZERO_SPREAD.search(k) and "reward" in k.lower():
+    if (_ZERO_SPREAD.search(k) and "reward" in k.lower()) or _ALL_OR_NONE.search(k):
         # `reward/frac_flat_groups`, `rewards/zero_std_frac`: the share of groups whose completions all scored the
         # same, not a reward function's mean.
         return Resolved("reward_zero_std_frac", split, scale, known=False, own_name=k)

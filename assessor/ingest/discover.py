@@ -31,7 +31,8 @@ _PAYLOAD_SUFFIXES = frozenset({
 })
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", ".git", ".ipynb_checkpoints", "site-packages"})
 _CHECKPOINT_DIR = re.compile(
-    r"^(?:checkpoint|global_step|step|iter|ckpt|epoch_\d+_step)[-_]?0*(?P<step>\d+)$", re.IGNORECASE
+    r"^(?:(?:checkpoint|ckpt)(?:[-_]?(?:global[-_]?step|step|iter))?|global_step|step|iter|epoch_\d+_step)"
+    r"[-_]?0*(?P<step>\d+)$", re.IGNORECASE
 )
 _CHECKPOINT_FILE = re.compile(
     r"(?:^|[-_.])(?:step|ckpt|checkpoint|iter|global_step)[-_]?0*(?P<step>\d+)(?:[-_.]|$)", re.IGNORECASE
@@ -109,6 +110,8 @@ def checkpoint_step(name: str, is_dir: bool, in_checkpoint_folder: bool = False)
 
     >>> checkpoint_step("checkpoint-1300", True), checkpoint_step("global_step_40", True)
     (1300, 40)
+    >>> checkpoint_step("ckpt_step400", True), checkpoint_step("checkpoint-step-0200", True)
+    (400, 200)
     >>> checkpoint_step("model-step-000200.safetensors", False), checkpoint_step("config.json", False)
     (200, None)
     >>> checkpoint_step("update_00300.pt", False, True), checkpoint_step("gstep_000200", True, True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from assessor.ingest.aliases import normal_form, resolve
+from assessor.ingest.aliases import SUMMARY_WHEN_ONCE, normal_form, resolve
 from assessor.ingest.base import KeyedSource, SourceData, categorical, code_type
 from assessor.run import empty_metrics
 
@@ -124,7 +124,7 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
     unknown: list[str] = []
     for key, hint, steps, values, times in _raw_series(data):
         resolved = resolve(key)
-        if resolved is None:
+        if resolved is None or (len(steps) <= 3 and normal_form(key) in SUMMARY_WHEN_ONCE):
             continue
         split: str = resolved.split if hint < 0 else ("train", "eval")[hint]
         values = values * resolved.scale if resolved.scale != 1.0 else values

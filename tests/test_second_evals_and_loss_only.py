@@ -1,0 +1,178 @@
+"""Shapes the blind holdout14 set met first: loss-only loops, a second benchmark beside the task's own, a length
+term in the reward, group-outcome shares, compound checkpoint folder names, and a training reward that dates the
+turn of a held-out decline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from assessor.diagnose import diagnose
+from assessor.ingest import load_run
+from assessor.judge.base import JudgeRequest
+from assessor.judge.rules import RulesJudge
+from tests.runs import ar1, make_run
+
+
+def verdict(run):
+    return RulesJudge().judge(JudgeRequest(run=run, diagnostics=diagnose(run))).verdict
+
+
+def kinds(run) -> set[str]:
+    return {f.kind for f in diagnose(run).findings}
+
+
+def write_jsonl(root: Path, rows: list[dict[str, float]]) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "log.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+
+
+def loss_only_csv(root: Path, eval_loss: np.ndarray, every: int = 50, steps: int = 1100) -> None:
+    """A custom DPO loop's CSV: train_loss every 5 steps, eval_loss every `every`; no reward logged at all."""
+    root.mkdir(parents=True, exist_ok=True)
+    rows = ["step,epoch,train_loss,grad_norm,lr,eval_loss"]
+    noise = ar1(3, steps // 5, 0.3, 0.01)
+    for i, step in enumerate(range(5, steps + 1, 5)):
+        train = 0.69 - 0.35 * step / steps + noise[i]
+        ev = f"{eval_loss[step // every - 1]:.4f}" if step % every == 0 else ""
+        rows.append(f"{step},{step / 400:.3f},{train:.4f},{1.0 + noise[i]:.3f},5e-07,{ev}")
+    (root / "log.csv").write_text("\r\n".join(rows) + "\r\n", encoding="utf-8")
+
+
+# --- ingest
+
+
+def test_a_per_step_train_loss_column_is_the_training_loss(tmp_path):
+    loss_only_csv(tmp_path, np.full(22, 0.6))
+    run = load_run(tmp_path)
+    assert run.has("loss") and len(run.series("loss")) == 220
+
+
+def test_the_trainers_one_line_train_loss_summary_is_still_not_a_curve(tmp_path):
+    rows = [{"step": s, "loss": 0.7 - s / 1000, "reward": 0.3} for s in range(1, 101)]
+    rows.append({"step": 100, "train_loss": 0.65, "train_runtime": 100.0})
+    write_jsonl(tmp_path, rows)
+    run = load_run(tmp_path)
+    assert "train_loss" not in run.metric_names() and len(run.series("loss")) == 100
+
+
+def test_compound_checkpoint_folder_names_are_checkpoints(tmp_path):
+    loss_only_csv(tmp_path, np.full(22, 0.6))
+    for step in (200, 400, 600):
+        (tmp_path / f"ckpt_step{step}").mkdir()
+    assert [c.step for c in load_run(tmp_path).checkpoints] == [200, 400, 600]
+
+
+def test_a_share_of_all_or_none_groups_is_the_zero_spread_share_not_a_task_score(tmp_path):
+    """It falls as groups turn mixed while the reward climbs: learning signal, not a gamed task."""
+    n = 300
+    steps = np.arange(1, n + 1)
+    run = make_run(tmp_path, reward=0.2 + 0.18 * steps / n + ar1(1, n, 0.3, 0.02),
+                   frac_solved_all_or_none=0.34 - 0.2 * steps / n + ar1(2, n, 0.3, 0.02),
+                   kl=0.002 + 0.04 * steps / n)
+    assert run.has("reward_zero_std_frac") and not run.has("frac_solved_all_or_none")
+    assert "reward_hacking" not in kinds(run)
+    assert verdict(run).decision == "continue"
+
+
+# --- a loop that logs losses only
+
+
+def test_a_loss_only_run_is_judged_on_its_held_out_loss(tmp_path):
+    """Eval loss falls to its best around step 400, then climbs for 700 steps: the better model is behind."""
+    evals = np.arange(50, 1101, 50)
+    level = np.where(evals <= 400, 0.69 - 0.11 * evals / 400, 0.58 + 0.08 * (evals - 400) / 700)
+    loss_only_csv(tmp_path, level + ar1(4, len(evals), 0.0, 0.004))
+    run = load_run(tmp_path)
+    d = diagnose(run)
+    assert d.best_checkpoint.basis == "eval" and d.best_checkpoint.metric == "eval/loss"
+    assert "eval_declining" in {f.kind for f in d.findings}
+    v = verdict(run)
+    assert v.decision == "rollback" and v.rollback_step is not None and 300 <= v.rollback_step <= 600
+    loss_text = " ".join(f.observation for f in d.findings if f.signal == "loss")
+    assert "training loss" in loss_text and "surrogate" not in loss_text and "prefers the chosen" not in loss_text
+
+
+# --- a second held-out measure
+
+
+def two_benchmarks(root: Path, task_gain: float) -> None:
+    """Reward climbing; an unrelated benchmark (`eval_accuracy`) flat; the task's own (`eval_gsm8k_acc`) gaining."""
+    rng = np.random.default_rng(5)
+    rows: list[dict[str, float]] = []
+    n = 260
+    for step in range(1, n + 1):
+        rows.append({"step": step, "reward": 0.55 + 0.25 * step / n + float(rng.normal(0, 0.03)),
+                     "kl": 0.001 + 0.01 * step / n})
+        if step % 20 == 0 or step == 1:
+            rows.append({"step": step, "eval_accuracy": 0.425 + float(rng.normal(0, 0.012)),
+                         "eval_gsm8k_acc": 0.64 + task_gain * step / n + float(rng.normal(0, 0.01))})
+    write_jsonl(root, rows)
+
+
+def test_a_flat_side_benchmark_beside_a_rising_task_eval_is_no_failure_to_transfer(tmp_path):
+    two_benchmarks(tmp_path, task_gain=0.17)
+    run = load_run(tmp_path)
+    found = kinds(run)
+    assert "eval_not_transferring" not in found and "eval_transfers_elsewhere" in found
+    assert verdict(run).decision == "continue"
+
+
+def test_with_both_benchmarks_flat_the_gains_still_do_not_transfer(tmp_path):
+    two_benchmarks(tmp_path, task_gain=0.0)
+    found = kinds(load_run(tmp_path))
+    assert "eval_not_transferring" in found and "eval_transfers_elsewhere" not in found
+
+
+# --- a length term in the reward
+
+
+def shortening(root: Path, length_end: float) -> None:
+    """Reward rising with length moving from 800 to `length_end` (tied to it); held-out accuracy flat at 0.86."""
+    rng = np.random.default_rng(7)
+    n = 400
+    rows: list[dict[str, float]] = []
+    for step in range(1, n + 1):
+        share = step / n
+        rows.append({"step": step, "reward": 0.58 + 0.1 * share + float(rng.normal(0, 0.015)),
+                     "completion_length": 800 + (length_end - 800) * share + float(rng.normal(0, 15)),
+                     "kl": 0.005 + 0.015 * share})
+        if step % 20 == 0 or step == 1:
+            rows.append({"step": step, "eval_accuracy": 0.86 + float(rng.normal(0, 0.008))})
+    write_jsonl(root, rows)
+
+
+def test_shorter_answers_at_the_same_held_out_accuracy_are_the_gain(tmp_path):
+    shortening(tmp_path, length_end=500)
+    run = load_run(tmp_path)
+    found = kinds(run)
+    assert "eval_not_transferring" not in found and "eval_holds_answers_shorter" in found
+    assert verdict(run).decision == "continue"
+
+
+def test_longer_answers_at_the_same_held_out_accuracy_are_not(tmp_path):
+    shortening(tmp_path, length_end=1100)
+    found = kinds(load_run(tmp_path))
+    assert "eval_not_transferring" in found and "eval_holds_answers_shorter" not in found
+
+
+# --- the training reward dates a held-out decline's turn
+
+
+def test_the_best_point_is_no_later_than_the_training_reward_peak_when_both_fell(tmp_path):
+    """Reward peaks at step 300 and falls; the eval, noisier and every 50 steps, still scores within its noise
+    at 350 and 400 before its decline shows: those are draws on the way down."""
+    n = 600
+    steps = np.arange(1, n + 1)
+    reward = np.where(steps <= 300, 0.3 + 0.4 * steps / 300, 0.7 - 0.25 * (steps - 300) / 300)
+    evals = np.arange(50, n + 1, 50)
+    ev = np.where(evals <= 300, 0.3 + 0.3 * evals / 300, 0.6 - 0.12 * (evals - 300) / 300)
+    ev = ev + np.array([0, 0, 0, 0, 0, 0, 0.02, 0.015, 0, 0, 0, 0])
+    run = make_run(tmp_path, reward=reward + ar1(8, n, 0.3, 0.02), kl=0.002 + 0.05 * steps / n,
+                   eval_every=50, eval_values=ev)
+    best = diagnose(run).best_checkpoint
+    assert best.behind and best.reward_peak_step is not None
+    assert best.best_step is not None and best.best_step <= best.reward_peak_step
+    assert f"no later than step {best.reward_peak_step}" in best.reason
