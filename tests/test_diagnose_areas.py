@@ -28,6 +28,13 @@ def ctx(tmp_path, config=None, **series) -> Context:
     return Context(make_run(tmp_path, config=config, **series))
 
 
+def pg_ctx(tmp_path, **series) -> Context:
+    """A policy-gradient run: its loss beside the reward it climbs (a run that logs losses only is read as
+    optimising its loss directly)."""
+    n = len(next(iter(series.values())))
+    return ctx(tmp_path, reward=0.5 + ar1(99, n, 0.3, 0.02), **series)
+
+
 def alarms(findings: list[Finding]) -> set[str]:
     """Kinds of everything above `info`."""
     return {f.kind for f in findings if f.severity != "info"}
@@ -353,26 +360,26 @@ def test_sparse_nonzero_clipping_is_not_exactly_zero(tmp_path):
 
 
 def test_grpo_loss_oscillating_around_zero(tmp_path):
-    d = diagnose_loss(ctx(tmp_path, loss=np.random.default_rng(40).normal(0, 0.03, N)))
+    d = diagnose_loss(pg_ctx(tmp_path, loss=np.random.default_rng(40).normal(0, 0.03, N)))
     assert d.pattern == "oscillating_around_zero"
     assert [f.kind for f in d.findings] == ["loss_not_a_progress_signal"]
 
 
 def test_grpo_loss_trend_is_never_a_warning(tmp_path):
-    d = diagnose_loss(ctx(tmp_path, loss=0.8 - 0.7 * STEPS / N + ar1(41, N, 0.3, 0.02)))
+    d = diagnose_loss(pg_ctx(tmp_path, loss=0.8 - 0.7 * STEPS / N + ar1(41, N, 0.3, 0.02)))
     assert d.pattern == "declining"
     assert alarms(d.findings) == set()
 
 
 def test_grpo_loss_sign_reversal(tmp_path):
-    d = diagnose_loss(ctx(tmp_path, loss=step_up(100, 0.4, -0.4) + ar1(42, N, 0.3, 0.05)))
+    d = diagnose_loss(pg_ctx(tmp_path, loss=step_up(100, 0.4, -0.4) + ar1(42, N, 0.3, 0.05)))
     assert d.pattern == "sign_reversal"
     f = only(d.findings, "loss_sign_reversal")
     assert f.severity == "watch" and 95 <= f.steps[0] <= 105
 
 
 def test_grpo_loss_discontinuity(tmp_path):
-    d = diagnose_loss(ctx(tmp_path, loss=step_up(120, 0.3, 0.9) + ar1(43, N, 0.3, 0.01)))
+    d = diagnose_loss(pg_ctx(tmp_path, loss=step_up(120, 0.3, 0.9) + ar1(43, N, 0.3, 0.01)))
     assert d.pattern == "discontinuity"
     f = only(d.findings, "loss_discontinuity")
     assert f.severity == "warning" and 115 <= f.steps[0] <= 125
@@ -382,7 +389,7 @@ def test_grpo_loss_magnitude_blow_up_with_zero_steps(tmp_path):
     rng = np.random.default_rng(44)
     magnitude = 5 * np.exp(np.maximum(0, STEPS - 120) / 12)
     loss = np.where(rng.random(N) < 0.5, 0.0, -magnitude * rng.uniform(0.5, 1.5, N))
-    d = diagnose_loss(ctx(tmp_path, loss=loss))
+    d = diagnose_loss(pg_ctx(tmp_path, loss=loss))
     assert d.pattern == "blow_up"
     f = only(d.findings, "loss_magnitude_blow_up")
     assert f.severity == "warning" and 140 <= f.steps[0] <= 160  # |loss| passes ~50, the geometric midpoint, at ~148
@@ -390,7 +397,7 @@ def test_grpo_loss_magnitude_blow_up_with_zero_steps(tmp_path):
 
 def test_loss_growing_smoothly_with_kl_from_zero_is_no_discontinuity(tmp_path):
     loss = 0.004 * (1 - np.exp(-STEPS / 30)) * (1 + ar1(45, N, 0.3, 0.1))
-    d = diagnose_loss(ctx(tmp_path, loss=loss))
+    d = diagnose_loss(pg_ctx(tmp_path, loss=loss))
     assert alarms(d.findings) == set()
 
 
@@ -399,12 +406,12 @@ def test_loss_growing_smoothly_with_kl_from_zero_is_no_discontinuity(tmp_path):
 def test_grpo_loss_noise_is_not_an_alarm(tmp_path, seed, shape):
     positive = not_patterns(0.05, 0.01, seed)[shape]
     centred = not_patterns(0.0, 0.03, seed)[shape]
-    assert alarms(diagnose_loss(ctx(tmp_path / "a", loss=positive)).findings) == set()
-    assert alarms(diagnose_loss(ctx(tmp_path / "b", loss=centred)).findings) == set()
+    assert alarms(diagnose_loss(pg_ctx(tmp_path / "a", loss=positive)).findings) == set()
+    assert alarms(diagnose_loss(pg_ctx(tmp_path / "b", loss=centred)).findings) == set()
 
 
 def test_loss_exactly_zero(tmp_path):
-    d = diagnose_loss(ctx(tmp_path, loss=np.zeros(N)))
+    d = diagnose_loss(pg_ctx(tmp_path, loss=np.zeros(N)))
     assert [f.kind for f in d.findings] == ["loss_exactly_zero"]
 
 

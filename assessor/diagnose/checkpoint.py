@@ -27,6 +27,7 @@ from assessor.diagnose.evaluation import (
     LOWER_IS_BETTER,
     RESOLUTION_RATIO,
     TYPICAL_EVAL_SET,
+    decline_noise,
     eval_score,
     eval_set_size,
     measured_eval_noise,
@@ -122,6 +123,7 @@ class _Curve:
     band_kind: BandKind = "standard_error"  # what the band is (see `BestCheckpoint.band_kind`)
     set_size: int | None = None  # problems in the eval set, read off the scores (a sampling-error band)
     ends: np.ndarray | None = None  # last step each level covers (stretch means), when not the step itself
+    spread: float | None = None  # the evaluations' own spread, when the table quotes a larger (sampling) noise
 
 
 def _reward_curve(series: robust.Series) -> _Curve | None:
@@ -176,6 +178,9 @@ def _eval_curve(ctx: Context, evaluation: EvalDiagnosis, metric: str) -> _Curve 
         return None  # an eval that never moved has no best point
     score = eval_score(metric, values)
     noise, floored = measured_eval_noise(score)
+    # With few evaluations the table and the decline test read them no finer than their sampling error; "as good
+    # as the best" stays strict (their own spread), and the text names both so neither reads as the other.
+    quoted = decline_noise(metric, values, score)
     # "As good as the best" is strict: a pass rate within one sampling error of the best score, when the set
     # size shows, else within the error of a difference of two evaluations (which a collapse after the peak
     # inflates). A pass rate so smooth that its spread is at the floor (an averaged or exported curve) says
@@ -196,7 +201,8 @@ def _eval_curve(ctx: Context, evaluation: EvalDiagnosis, metric: str) -> _Curve 
     # "Now" is the mean of the last two evaluations, so one unlucky evaluation does not call a decline.
     tail = score[-2:]
     return _Curve(series.index.to_numpy(), score, band, band, float(np.mean(tail)), band / math.sqrt(len(tail)),
-                  smoothed=False, band_kind=kind, set_size=set_size if kind == "sampling_error" else None)
+                  smoothed=False, band_kind=kind, set_size=set_size if kind == "sampling_error" else None,
+                  spread=noise if quoted > noise * 1.0001 else None)
 
 
 LOCAL_MIN_EVALS = 5  # evaluations before a level read with its neighbours says more than the points alone
@@ -325,6 +331,9 @@ def best_checkpoint(
     rescored = _rescored_before(curve, as_good, top, basis, metric, evaluation, findings)
     if rescored is not None:
         as_good &= curve.steps < rescored
+    reward_peak = _reward_peak_cap(ctx, curve, as_good, basis, metric, evaluation, reward)
+    if reward_peak is not None:
+        as_good &= curve.steps <= reward_peak
     newest = int(np.flatnonzero(as_good)[-1])
     passed_over = [int(step) for step in curve.steps[lucky & (np.arange(len(lucky)) > newest)]]
     best_step = int(curve.steps[newest])
@@ -350,6 +359,9 @@ def best_checkpoint(
     if rescored is not None:
         what += (f"; before step {rescored}, where the training reward jumped in one update with the policy "
                  "unbroken (the reward itself changed there, and the held-out eval declined after it)")
+    if reward_peak is not None:
+        what += (f"; no later than step {reward_peak}, the training reward's own best point before its established "
+                 "decline (later evaluations within the band are draws on the way down)")
     if bound is not None:
         what += (f"; no later than step {bound}, the newest evaluation as good as the best on the held-out loss, "
                  "which has risen since (it shows overfitting before the accuracy does)")
@@ -358,7 +370,7 @@ def best_checkpoint(
         best_level=sign * best_level, best_level_step=int(curve.steps[top]), now_level=sign * curve.now,
         band=curve.band, band_kind=curve.band_kind, eval_set_size=curve.set_size, smoothed=curve.smoothed,
         passed_over=passed_over, loss_bound_step=bound, best_level_median=lone_top is not None,
-        reward_changed_step=rescored,
+        reward_changed_step=rescored, reward_peak_step=reward_peak,
         behind=bool(behind),
         decline_t=float(decline),
         breakage_step=breakage_step, breakage=breakage, breakage_overruled=overruled, save_steps=ctx.facts.save_steps,
@@ -410,6 +422,32 @@ def _rescored_before(
     return step if (as_good & before).any() and (as_good & ~before).any() else None
 
 
+def _reward_peak_cap(
+    ctx: Context, curve: _Curve, as_good: np.ndarray, basis: str, metric: str, evaluation: EvalDiagnosis,
+    reward: RewardDiagnosis,
+) -> int | None:
+    """The step the best point may not pass: the training reward's own best point, when it and the eval both fell.
+
+    Two measures of one policy declining: the training reward, averaged over far more samples than a few noisy
+    evaluations, dates when the policy started to get worse. Its best point (the newest stretch within one
+    standard error of its best) is as late as the good stretch can reach; evaluations after it that still land
+    within the eval's band are the slide's first steps. None when it does not apply or would leave no point.
+    """
+    if basis != "eval" or not _eval_declined(evaluation, metric) or reward.metric is None:
+        return None
+    if not any(f.kind == "reward_peaked_then_declined" for f in reward.findings):
+        return None
+    reading = ctx.book.get(reward.metric)
+    levels = _reward_curve(reading.series) if reading is not None else None
+    if levels is None:
+        return None
+    top = int(np.argmax(levels.levels))
+    newest = int(np.flatnonzero(levels.levels >= levels.levels[top] - levels.band)[-1])
+    step = int(levels.steps[newest])
+    before = curve.steps <= step
+    return step if (as_good & before).any() and (as_good & ~before).any() else None
+
+
 def _describe(
     metric: str, basis: str, curve: _Curve, best_level: float, best_level_step: int, best_step: int,
     breakage_step: int | None, breakage: str | None, sign: float, passed_over: list[int],
@@ -422,6 +460,10 @@ def _describe(
                   "eval_difference": f"sqrt(2) x its eval-to-eval noise of {num(curve.band / math.sqrt(2.0))}, "
                                      "one standard error of the difference of two evaluations"}.get(
             curve.band_kind, "its eval-to-eval noise")
+        if curve.spread is not None and curve.band_kind in ("eval_noise", "eval_difference"):
+            # Few evaluations: the table's noise is the sampling error the decline test reads them no finer than.
+            within = within.replace("its eval-to-eval noise", "the spread of its evaluations") + (
+                " (stricter than the table's noise, the sampling error a decline is read against)")
         text = (f"{metric} was best at {num(sign * best_level)} at step {best_level_step}; the newest evaluation "
                 f"within {within} ({num(curve.band)}) of that is step {best_step}")
         if best_step == best_level_step:

@@ -15,7 +15,8 @@ import numpy as np
 from assessor.diagnose import robust
 from assessor.diagnose.components import PREFIX as COMPONENT_PREFIX
 from assessor.diagnose.context import Context, finding, num
-from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
+from assessor.diagnose.length import length_reward_correlation
+from assessor.diagnose.loss import PREFERENCE_ALGORITHMS, logs_loss_only
 from assessor.diagnose.models import EvalCurve, EvalDiagnosis, Finding, Severity
 
 BEHIND_US = ": the best model is behind us"  # how an eval decline ends; see `eval_noise_without_signal`
@@ -85,6 +86,9 @@ def quality_metrics(ctx: Context) -> list[str]:
     # A held-out loss measures quality only where the loss does (preference and supervised losses); a policy-
     # gradient surrogate evaluated on held-out prompts says nothing about how good the model is.
     preference = (ctx.facts.algorithm or "") in PREFERENCE_ALGORITHMS or ctx.run.has("pref_margin")
+    # A run that logs no training reward at all optimises its loss directly (a preference or supervised loop that
+    # logs losses only): there the held-out loss is the measure of quality, the only one it has.
+    preference = preference or logs_loss_only(ctx)
     preferred = [m for m in EVAL_METRICS if m in names and (m != "loss" or preference)]
     # A held-out reward that mixes a learned or shaped score with one logged task check (exact match, correctness)
     # is still the proxy the policy optimises; the task check is the closer measure of what is wanted, so it goes
@@ -192,7 +196,63 @@ def diagnose_eval(ctx: Context) -> EvalDiagnosis:
     # margin, a second benchmark) is no plateau of the model: the held-out data still shows it improving.
     if any(c.new_high_noise >= 1.0 for c in out.curves):
         out.findings = [f for f in out.findings if f.kind != "eval_plateau"]
+    out.findings = [_bought_by_shortening(ctx, _transfers_elsewhere(ctx, f, out.curves))
+                    if f.kind == "eval_not_transferring" else f for f in out.findings]
     return out
+
+
+def _bought_by_shortening(ctx: Context, flat: Finding) -> Finding:
+    """A training gain that came with much shorter answers, the held-out score holding: a length term at work.
+
+    A reward with a length penalty (or a cost per token) rises as answers shrink; the task's held-out score is
+    not meant to move with that part, and holding it while answers get cheaper is the gain. (Longer answers at
+    the same held-out score are no such gain, and a falling score is read as a decline elsewhere.)
+    """
+    if flat.kind != "eval_not_transferring":
+        return flat
+    length = ctx.book.get("response_length_mean")
+    rho = length_reward_correlation(ctx.run)
+    if length is None or rho is None or rho > -SHORTER_RHO:
+        return flat
+    start, now = length.summary.start, length.summary.now
+    if start <= 0 or now > (1 - SHORTER_SHARE) * start:
+        return flat
+    return finding(
+        flat.signal, "eval_holds_answers_shorter", "info",
+        f"{flat.observation.split(':')[0]}; but the answers got shorter ({num(start)} → {num(now)} tokens, Spearman "
+        f"{num(rho)} with the reward): the training gain is the reward's length term, and the held-out score holding "
+        "while answers get cheaper is that gain kept", flat.steps)
+
+
+def _transfers_elsewhere(ctx: Context, flat: Finding, curves: list[EvalCurve]) -> Finding:
+    """A held-out measure that stood still while another gained clearly over the same steps: the gains transfer.
+
+    Two benchmarks (the task's own and an unrelated one kept to watch for forgetting): the unrelated one holding
+    is what it is there to show, not a sign that nothing transfers. The finding is kept as info, naming the other.
+    """
+    if len(flat.steps) < 2:
+        return flat
+    first, last = flat.steps[0], flat.steps[-1]
+    for curve in curves:
+        if curve.metric == flat.signal:
+            continue
+        metric = curve.metric.removeprefix("eval/")
+        series = ctx.run.series(metric, "eval")
+        steps, values = series.index.to_numpy(), series.to_numpy()
+        inside = (steps >= first) & (steps <= last)
+        if inside.sum() < 4 or curve.noise <= 0:
+            continue
+        score = eval_score(metric, values[inside])
+        gained = (float(np.mean(score[-2:])) - float(np.mean(score[:2]))) / curve.noise
+        if gained >= TRANSFER_GAIN_NOISE:
+            shown = values[inside]
+            return finding(
+                flat.signal, "eval_transfers_elsewhere", "info",
+                f"{flat.observation.split(':')[0]}; but held-out {metric} gained {num(float(np.mean(shown[:2])))} → "
+                f"{num(float(np.mean(shown[-2:])))} ({gained:.1f} eval-to-eval noise units) over the same steps: the "
+                f"gains do reach held-out data, and the flat one measures something training does not target",
+                flat.steps)
+    return flat
 
 
 def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
@@ -351,6 +411,14 @@ def _slowing(steps: np.ndarray, score: np.ndarray) -> bool:
     return rate_early > 0 and rate_late < 0.5 * rate_early
 
 
+# Answers at least this much shorter than at the start, their length tied to the reward at least this tightly
+# (falling length, rising reward): a length term in the reward is what is being learnt.
+SHORTER_SHARE, SHORTER_RHO = 0.2, 0.5
+# A second held-out measure that gained this many of its eval-to-eval noise units over the steps where the first
+# stood still shows the training gains do transfer.
+TRANSFER_GAIN_NOISE = 3.0
+
+
 def _not_transferring(
     ctx: Context, name: str, metric: str, steps: np.ndarray, score: np.ndarray, noise: float,
 ) -> list[Finding]:
@@ -380,7 +448,7 @@ def _not_transferring(
             [int(part_steps[0]), int(part_steps[-1])])]
     return [finding(
         name, "eval_plateau", "warning",
-        f"held-out {metric} levelled off around step {bend.step}: it climbed for {bend.climb_steps} steps and has "
+        f"held-out {metric} levelled off around step {bend.step}: it improved for {bend.climb_steps} steps and has "
         f"stood still for the {bend.flat_steps} since ({levels}); on held-out data the run has converged",
         [int(part_steps[0]), int(part_steps[-1])])]
 
@@ -642,8 +710,8 @@ def measured_eval_noise(score: np.ndarray) -> tuple[float, bool]:
 def _rate_left(rate_left: float) -> str:
     """How fast an eval still climbs after levelling off, against its climb, in words that read at any value."""
     if rate_left <= 0.005:
-        return "no longer climbing (its rate since is zero or negative)"
-    return f"climbing at {rate_left:.0%} of the rate it rose at before"
+        return "no longer improving (its rate since is zero or negative)"
+    return f"improving at {rate_left:.0%} of the rate it improved at before"
 
 
 def _train_still_up(ctx: Context, since_step: int) -> bool:

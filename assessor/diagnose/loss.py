@@ -58,15 +58,32 @@ def diagnose_loss(ctx: Context) -> LossDiagnosis:
             [s.first_step],
         )])
     if _is_preference(ctx):
-        return _preference_loss(reading, _pairs_separated(ctx))
+        # A loss-only loop of unknown kind (preference or supervised) is read the same way, in plainer words.
+        known = _known_preference(ctx)
+        return _preference_loss(reading, _pairs_separated(ctx), "preference loss" if known else "training loss")
     return _policy_loss(ctx, reading)
 
 
 def _is_preference(ctx: Context) -> bool:
+    return _known_preference(ctx) or (not ctx.facts.algorithm and logs_loss_only(ctx))
+
+
+def _known_preference(ctx: Context) -> bool:
     algorithm = (ctx.facts.algorithm or "").lower()
     if algorithm:
         return algorithm in PREFERENCE_ALGORITHMS
     return ctx.run.has("pref_margin") or ctx.run.has("pref_accuracy")
+
+
+def logs_loss_only(ctx: Context) -> bool:
+    """No training reward of any kind is logged: the loop optimises its loss directly.
+
+    A policy-gradient run always logs the reward it climbs; one that logs losses only is a preference or
+    supervised loop, where the loss (and the held-out loss above all) is the measure of progress.
+    """
+    train = ctx.run.metric_names("train")
+    return bool(train) and not any(
+        m in ("reward_mean", "reward_shaped_mean") or m.startswith(("reward_component/", "pref_")) for m in train)
 
 
 def _policy_loss(ctx: Context, reading: Reading) -> LossDiagnosis:
@@ -229,7 +246,7 @@ def _pairs_separated(ctx: Context) -> str | None:
     return None
 
 
-def _preference_loss(reading: Reading, separated: str | None = None) -> LossDiagnosis:
+def _preference_loss(reading: Reading, separated: str | None = None, what: str = "preference loss") -> LossDiagnosis:
     """DPO-style loss: a progress signal that starts at ln 2 and should fall.
 
     `separated` names the evidence that the pairs are told apart (see `_pairs_separated`): then a loss near
@@ -260,16 +277,18 @@ def _preference_loss(reading: Reading, separated: str | None = None) -> LossDiag
         pattern = "declining"
         findings.append(finding(
             metric, "dpo_loss_declining", "info",
-            f"The preference loss fell from {origin} to {num(s.now)}: the policy increasingly "
-            f"prefers the chosen responses.",
+            f"The {what} fell from {origin} to {num(s.now)}: " + (
+                "the policy increasingly prefers the chosen responses." if what == "preference loss" else
+                "the loop is fitting its objective (the held-out loss says whether that generalises)."),
             [s.first_step, s.last_step],
         ))
     elif change > 0 and (shift.t >= SIGNIFICANT_NOISE or significant_change(s, change, noise)):
         pattern = "rising"
         findings.append(finding(
             metric, "dpo_loss_rising", "warning",
-            f"The preference loss rose from {num(s.start)} to {num(s.now)}: the policy is losing its preference for "
-            f"the chosen responses (learning rate, data or beta).",
+            f"The {what} rose from {num(s.start)} to {num(s.now)}: " + (
+                "the policy is losing its preference for the chosen responses (learning rate, data or beta)."
+                if what == "preference loss" else "the loop is diverging (learning rate or data)."),
             [s.trend_window_start, s.last_step],
         ))
     else:
@@ -277,7 +296,7 @@ def _preference_loss(reading: Reading, separated: str | None = None) -> LossDiag
         if at_ln2 and abs(shift.after - LN2) <= LN2_BAND and abs(shift.t) < 2 and s.points >= 10 and not separated:
             findings.append(finding(
                 metric, "dpo_loss_flat_at_ln2", "warning",
-                f"The preference loss stays at {num(s.now)}, ln 2, over {s.points} steps: the policy does not "
+                f"The {what} stays at {num(s.now)}, ln 2, over {s.points} steps: the policy does not "
                 f"separate chosen from rejected at all (check the learning rate, beta and the pairs).",
                 [s.first_step, s.last_step],
             ))

@@ -393,6 +393,10 @@ class BestCheckpoint(_Model):
     reward_changed_step: int | None = Field(
         None, description="Step where the training reward jumped in one update with the policy's own measures "
         "unbroken (re-scored, not re-learnt) and the held-out eval declined after it: the best point is before it.")
+    reward_peak_step: int | None = Field(
+        None, description="The training reward's own best point (newest stretch within one standard error of its best) "
+        "before its decline, which the held-out eval shares: the best point is no later (evaluations after it within "
+        "the band are draws on the way down).")
     behind: bool = Field(False, description="Now is worse than the best point by more than noise.")
     decline_t: float | None = Field(None, description="(best level - now) in standard errors of the difference.")
     breakage_step: int | None = Field(None, description="First step of a broken stretch, when one was found.")

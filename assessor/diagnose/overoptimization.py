@@ -96,7 +96,9 @@ def _task_series(ctx: Context) -> tuple[str, np.ndarray, np.ndarray] | None:
             continue
         # Bookkeeping of the sampler, not of the task: OpenRLHF's `dynamic_filtering_pass_rate` is the share of
         # groups a filter kept (mixed outcomes), which falls as more groups come back all right.
-        if any(w in lowered for w in ("token", "clip", "filter", "drop", "kept")):
+        # Nor is a share of groups by outcome (`solve_all`, `frac_all_correct`): it falls as groups turn mixed.
+        if any(w in lowered for w in ("token", "clip", "filter", "drop", "kept", "solve_all", "solve_none",
+                                      "all_correct", "all_wrong", "all_or", "group")):
             continue
         series = ctx.run.series(name)
         if len(series) >= MIN_POINTS:
