@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assessor.diagnose.entropy import above_uniform
+from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.kl_reward import coefficient_scaled
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
 from assessor.diagnose.robust import MAX_SPIKES
@@ -289,11 +290,22 @@ def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
         if key == r.metric and r.peak is not None and r.peak_step is not None:
             row.update(peak=r.peak, peak_step=r.peak_step, start=r.start if r.start is not None else row["start"],
                        now=r.now if r.now is not None else row["now"])
+        # A held-out series whose decline a finding established reads so in the table too: its own rank test over
+        # a window spanning the rise and the fall can say "not established" of the same decline.
+        primary = bool(e.metric) and key == f"eval/{(e.metric or '').removeprefix('eval/')}"
+        row["declined"] = key.startswith("eval/") and any(
+            f.kind == "eval_declining" and (f.signal == key or (f.signal == "eval" and primary)) for f in d.findings)
+        lower_is_better = key.startswith("eval/") and key.removeprefix("eval/") in LOWER_IS_BETTER
+        if lower_is_better:
+            # A held-out loss's "peak" is its best, lowest evaluation, and its "trough" its worst (the legend's
+            # reading), so a loss that fell and climbed back shows where it was best.
+            s = d.signals[key]
+            row.update(peak=s.trough, peak_step=s.trough_step, trough=s.peak, trough_step=s.peak_step)
         if e.metric and key == f"eval/{e.metric.removeprefix('eval/')}" and e.peak is not None:
             row.update(peak=e.peak, peak_step=e.peak_step)
             if e.now is not None and e.now_step is not None:
                 row.update(now=e.now, now_step=e.now_step)
-                if e.now < row["trough"]:
+                if (e.now > row["trough"]) if lower_is_better else (e.now < row["trough"]):
                     row.update(trough=e.now, trough_step=e.now_step)
         rows.append(row)
     return rows

@@ -121,6 +121,16 @@ def _reward_panel(ax: Axes, data: FigureData) -> None:
     legend_above(ax, [twin] if twin is not None else None)
 
 
+def _held_out_panel(ax: Axes, data: FigureData) -> None:
+    """The held-out eval on its own, for a run that logs no training reward to draw it beside."""
+    ax.set_title("Held-out eval (no training reward logged)", loc="left")
+    _mark_disk_checkpoints(ax, data)
+    _eval_overlay(ax, data, own_panel=True)
+    metric = data.eval_metric() or "eval"
+    ax.set_ylabel(metric.replace("_", " "))
+    legend_above(ax)
+
+
 def _draw_stretches(ax: Axes, peak: Stretch | None, latest: Stretch | None) -> None:
     """The two stretches the decline test compared, named by their steps as the finding names them.
 
@@ -158,15 +168,18 @@ def _mark_disk_checkpoints(ax: Axes, data: FigureData) -> None:
             transform=ax.get_xaxis_transform(), clip_on=False, zorder=6, label="checkpoints on disk")
 
 
-def _eval_overlay(ax: Axes, data: FigureData) -> Axes | None:
-    """Held-out eval on the reward panel: same axis when it is the reward itself, else a right-hand axis."""
+def _eval_overlay(ax: Axes, data: FigureData, own_panel: bool = False) -> Axes | None:
+    """Held-out eval on the reward panel: on its axis when it is the reward itself, else a right-hand axis.
+
+    `own_panel`: the panel is the eval's own (no training reward is drawn), so it takes the panel's axis.
+    """
     metric = data.eval_metric()
     if metric is None:
         return None
     curve = data.curve(metric, "eval")
     if curve.empty:
         return None
-    target = ax if metric == "reward_mean" else ax.twinx()
+    target = ax if own_panel or metric == "reward_mean" else ax.twinx()
     label = f"held-out {metric.replace('_', ' ')}"
     if target is not ax:
         target.spines["right"].set_visible(True)
@@ -381,6 +394,8 @@ def _primary_row(data: FigureData) -> list[tuple[int, Panel]]:
     else:
         if _shows(data, "reward_mean"):
             row.append((6, _reward_panel))
+        elif data.eval_metric() is not None:
+            row.append((6, _held_out_panel))
         if _shows(data, "reward_std") or _shows(data, "reward_zero_std_frac"):
             row.append((3, _spread_panel))
     if _shows(data, "kl"):
