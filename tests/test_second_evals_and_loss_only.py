@@ -176,3 +176,32 @@ def test_the_best_point_is_no_later_than_the_training_reward_peak_when_both_fell
     assert best.behind and best.reward_peak_step is not None
     assert best.best_step is not None and best.best_step <= best.reward_peak_step
     assert f"no later than step {best.reward_peak_step}" in best.reason
+
+
+# --- what the sheet and the dashboard show of them
+
+
+def test_a_run_without_a_training_reward_draws_its_held_out_eval(tmp_path):
+    from assessor.plots import dashboard_figure
+
+    evals = np.arange(50, 1101, 50)
+    loss_only_csv(tmp_path, 0.69 - 0.1 * evals / 1100 + ar1(4, len(evals), 0.0, 0.004))
+    run = load_run(tmp_path)
+    figure = dashboard_figure(run, diagnose(run))
+    titles = [ax.get_title(loc="left") for ax in figure.axes]
+    assert "Held-out eval (no training reward logged)" in titles
+
+
+def test_an_established_eval_decline_is_not_called_not_established_in_the_table(tmp_path):
+    from assessor.judge.prompts import summarize
+
+    evals = np.arange(50, 1101, 50)
+    level = np.where(evals <= 400, 0.69 - 0.11 * evals / 400, 0.58 + 0.08 * (evals - 400) / 700)
+    loss_only_csv(tmp_path, level + ar1(4, len(evals), 0.0, 0.004))
+    run = load_run(tmp_path)
+    row = next(line for line in summarize(JudgeRequest(run=run, diagnostics=diagnose(run))).splitlines()
+               if line.startswith("| eval/loss "))
+    assert "declined from its peak (sized in the findings)" in row
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    peak, trough = float(cells[2].split(" @ ")[0]), float(cells[3].split(" @ ")[0])
+    assert peak < trough  # lower is better: the peak is the best, lowest evaluation
