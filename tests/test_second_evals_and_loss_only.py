@@ -205,3 +205,20 @@ def test_an_established_eval_decline_is_not_called_not_established_in_the_table(
     cells = [c.strip() for c in row.strip("|").split("|")]
     peak, trough = float(cells[2].split(" @ ")[0]), float(cells[3].split(" @ ")[0])
     assert peak < trough  # lower is better: the peak is the best, lowest evaluation
+
+
+# --- a preference loop's training loss near ln 2
+
+
+def test_a_training_loss_near_ln2_is_no_stall_while_the_held_out_loss_falls(tmp_path):
+    """Noisy pairs keep the training loss near ln 2; the held-out loss falling shows the pairs are separated."""
+    n = 400
+    rng = np.random.default_rng(13)
+    rows: list[dict[str, float]] = []
+    for step in range(1, n + 1):
+        rows.append({"step": step, "loss": 0.693 + float(rng.normal(0, 0.02))})
+        if step % 40 == 0:
+            rows.append({"step": step, "eval_loss": 0.69 - 0.1 * step / n + float(rng.normal(0, 0.004))})
+    write_jsonl(tmp_path, rows)
+    found = kinds(load_run(tmp_path))
+    assert "dpo_loss_flat_at_ln2" not in found

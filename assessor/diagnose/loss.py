@@ -243,6 +243,13 @@ def _pairs_separated(ctx: Context) -> str | None:
         excess = float(np.mean(latest)) - chance
         if excess >= material and excess >= SIGNIFICANT_NOISE * error:
             return f"{metric} {num(float(np.mean(latest)))} over its latest {len(latest)} points"
+    # The held-out loss falling clearly below its first evaluations is separation shown on held-out pairs.
+    held_out = ctx.run.series("loss", "eval").to_numpy()
+    if len(held_out) >= 4:
+        first, now = float(np.mean(held_out[:2])), float(np.mean(held_out[-2:]))
+        spread = float(np.std(np.diff(held_out), ddof=1)) / math.sqrt(2.0) if len(held_out) > 2 else math.inf
+        if first - now >= max(LN2_BAND / 2, SIGNIFICANT_NOISE * spread):
+            return f"held-out loss {num(first)} → {num(now)}"
     return None
 
 
