@@ -222,3 +222,11 @@ def test_a_training_loss_near_ln2_is_no_stall_while_the_held_out_loss_falls(tmp_
     write_jsonl(tmp_path, rows)
     found = kinds(load_run(tmp_path))
     assert "dpo_loss_flat_at_ln2" not in found
+
+
+def test_kl_climbing_fast_at_a_few_thousandths_of_a_nat_is_not_called_unbounded(tmp_path):
+    n = 300
+    steps = np.arange(1, n + 1)
+    reward = 0.3 + 0.3 * steps / n + ar1(14, n, 0.3, 0.02)
+    assert "kl_unbounded" not in kinds(make_run(tmp_path / "tiny", reward=reward, kl=0.0005 + 0.006 * steps / n))
+    assert "kl_unbounded" in kinds(make_run(tmp_path / "large", reward=reward, kl=0.005 + 0.3 * steps / n))

@@ -397,7 +397,9 @@ def _findings(
                            f"{reward_move} with KL steady at {num(kl.now)}", [since]))
     # Growth without bound: still rising fast relative to its own level, with no sign of levelling off.
     # (Every run's KL is many times its near-zero start; that alone says nothing.)
-    if kl.trend == "rising" and kl.slowing is not True and kl.now > 0 and kl.trend_change >= 0.25 * kl.now:
+    # Not below a hundredth of a nat (per token): there the policy has hardly moved, however fast in relative terms.
+    if (kl.trend == "rising" and kl.slowing is not True and kl.now > 0 and kl.trend_change >= 0.25 * kl.now
+            and _at_least(kl.now, KL_MATERIAL, per_nat)):
         out.append(finding("kl", "kl_unbounded", "warning" if _at_least(kl.now, KL_NOTABLE, per_nat) else "watch",
                            f"KL is still climbing fast: {num(kl_then)} → {num(kl.now)} since step {since} "
                            f"(+{max(0.0, kl.now - kl_then) / kl.now:.0%} of its current level) with no sign of "
