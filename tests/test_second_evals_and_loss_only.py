@@ -230,3 +230,14 @@ def test_kl_climbing_fast_at_a_few_thousandths_of_a_nat_is_not_called_unbounded(
     reward = 0.3 + 0.3 * steps / n + ar1(14, n, 0.3, 0.02)
     assert "kl_unbounded" not in kinds(make_run(tmp_path / "tiny", reward=reward, kl=0.0005 + 0.006 * steps / n))
     assert "kl_unbounded" in kinds(make_run(tmp_path / "large", reward=reward, kl=0.005 + 0.3 * steps / n))
+
+
+def test_an_established_reward_decline_has_one_size_on_the_sheet():
+    from assessor.judge.prompts import summarize
+
+    run = load_run(Path(__file__).resolve().parents[1] / "examples" / "verl-grpo-gsm8k")
+    diagnostics = diagnose(run)
+    assert any(f.kind == "reward_peaked_then_declined" for f in diagnostics.findings)
+    text = summarize(JudgeRequest(run=run, diagnostics=diagnostics))
+    trajectory = text.split("## Reward trajectory")[1].split("\n## ")[0]
+    assert "declined from its peak" in trajectory and "noise units" not in trajectory

@@ -315,8 +315,11 @@ def reward_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
     """The reward trajectory's shape (its numbers are in the signals table)."""
     r = d.reward
     # "The rise is slowing" only describes a curve that is still rising.
+    # A decline the reward's finding established is sized there (in standard errors of stretch means): a second
+    # size in per-step noise units beside it would be two numbers for one fall.
+    declined = any(f.kind == "reward_peaked_then_declined" and f.signal == r.metric for f in r.findings)
     return {"metric": scrub.label(r.metric) if r.metric else None, "trend": r.trend,
-            "slowing": bool(r.slowing) and r.trend == "rising",
+            "slowing": bool(r.slowing) and r.trend == "rising", "declined": declined,
             "plateau_start": r.plateau_start, "peak_step": r.peak_step, "drop_noise": _finite(r.drop_from_peak_noise)}
 
 
