@@ -30,6 +30,14 @@ from typing import Any
 
 from _measure import REPO
 
+
+def _compact(text: str) -> str:
+    """An answer file as compact JSON (what a tool call returns); the text as written if it is not JSON."""
+    try:
+        return json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
+    except ValueError:
+        return text
+
 # Anthropic adds its own tool-use system prompt when tools are given (313 tokens with a forced tool on Claude 4
 # models, per its tool-use pricing table).
 ANTHROPIC_TOOL_OVERHEAD = 313
@@ -126,13 +134,17 @@ def main() -> int:
                                                                      if p.is_dir()))
     parser.add_argument("--output-tokens", type=int, default=575)
     parser.add_argument("--answers", type=Path, help="Take the output size from written answers instead: the median "
-                        "of DIR/*/verdict.json (e.g. blind reads of the exported prompts), counted like the input.")
+                        "of DIR/*/verdict.json (e.g. blind reads of the exported prompts) as compact JSON, counted "
+                        "like the input.")
     parser.add_argument("--claude-factor", type=float, default=1.15)
     parser.add_argument("--json", action="store_true", help="One JSON object per run instead of the table.")
     args = parser.parse_args()
     method, count = counter()
     if args.answers is not None:
-        sizes = sorted(count(path.read_text(encoding="utf-8")) for path in args.answers.glob("*/verdict.json"))
+        # Counted as a tool call carries the answer, compact JSON: readers write their files indented, and the
+        # indentation (about 7% of the tokens) is not output a model returns through the API.
+        answers = args.answers.glob("*/verdict.json")
+        sizes = sorted(count(_compact(path.read_text(encoding="utf-8"))) for path in answers)
         if not sizes:
             parser.error(f"no */verdict.json under {args.answers}")
         args.output_tokens = sizes[len(sizes) // 2]
