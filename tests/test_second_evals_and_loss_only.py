@@ -241,3 +241,44 @@ def test_an_established_reward_decline_has_one_size_on_the_sheet():
     text = summarize(JudgeRequest(run=run, diagnostics=diagnostics))
     trajectory = text.split("## Reward trajectory")[1].split("\n## ")[0]
     assert "declined from its peak" in trajectory and "noise units" not in trajectory
+
+
+def test_the_best_point_line_names_a_band_finer_than_the_tables_noise_apart_from_it(tmp_path):
+    """Seven evaluations of a pass rate on 200 problems: the table reads them no finer than their sampling error,
+    the best point uses their own (smaller) spread, and the sheet must not call both "its eval-to-eval noise"."""
+    from assessor.judge.prompts import summarize
+
+    rng = np.random.default_rng(15)
+    ev = np.array([62, 70, 78, 82, 83, 82, 84]) / 200
+    rows: list[dict[str, float]] = []
+    for step in range(1, 351):
+        rows.append({"step": step, "reward": 0.3 + 0.2 * step / 350 + float(rng.normal(0, 0.02)),
+                     "kl": 0.002 + 0.02 * step / 350})
+        if step % 50 == 0:
+            rows.append({"step": step, "eval_accuracy": float(ev[step // 50 - 1])})
+    write_jsonl(tmp_path, rows)
+    run = load_run(tmp_path)
+    d = diagnose(run)
+    text = summarize(JudgeRequest(run=run, diagnostics=d))
+    line = next(x for x in text.splitlines() if x.startswith("- chosen as the newest"))
+    curve = next(c for c in d.eval.curves if c.metric == d.best_checkpoint.metric)
+    band = d.best_checkpoint.band
+    assert band is not None and curve.noise > band
+    assert "its eval-to-eval noise" not in line and "the spread of its evaluations" in line
+
+
+def test_the_sheet_says_when_the_training_reward_bounds_the_best_point(tmp_path):
+    from assessor.judge.prompts import summarize
+
+    n = 600
+    steps = np.arange(1, n + 1)
+    reward = np.where(steps <= 300, 0.3 + 0.4 * steps / 300, 0.7 - 0.25 * (steps - 300) / 300)
+    evals = np.arange(50, n + 1, 50)
+    ev = np.where(evals <= 300, 0.3 + 0.3 * evals / 300, 0.6 - 0.12 * (evals - 300) / 300)
+    ev = ev + np.array([0, 0, 0, 0, 0, 0, 0.02, 0.015, 0, 0, 0, 0])
+    run = make_run(tmp_path, reward=reward + ar1(8, n, 0.3, 0.02), kl=0.002 + 0.05 * steps / n,
+                   eval_every=50, eval_values=ev)
+    d = diagnose(run)
+    assert d.best_checkpoint.reward_peak_step is not None
+    text = summarize(JudgeRequest(run=run, diagnostics=d))
+    assert f"no later than step {d.best_checkpoint.reward_peak_step}: the training reward's own best point" in text

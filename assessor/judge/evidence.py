@@ -424,6 +424,18 @@ def _same(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
+def _spread_below_noise(b: Any, row: dict[str, Any] | None) -> bool:
+    """The band is the evaluations' own spread, finer than the noise the table quotes for them.
+
+    With few evaluations the table reads a pass rate no finer than its sampling error: the two are named apart.
+    """
+    if row is None or not row.get("noise") or b.band is None or b.band_kind not in ("eval_noise",
+                                                                                       "eval_difference"):
+        return False
+    spread = b.band / math.sqrt(2.0) if b.band_kind == "eval_difference" else b.band
+    return bool(row["noise"] > spread * 1.0001)
+
+
 def best_values(
     d: Diagnostics, checkpoints: Sequence[Checkpoint], scrub: Scrubber, rows: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
@@ -444,7 +456,8 @@ def best_values(
         "at_peak": _same(b.best_level, peak) and b.best_level_step == peak_step, "in_table": row is not None,
         "band": b.band, "band_kind": (b.band_kind or "").replace("_", " ") or None, "eval_set_size": b.eval_set_size,
         "passed_over": b.passed_over, "loss_bound_step": b.loss_bound_step,
-        "reward_changed_step": b.reward_changed_step,
+        "reward_changed_step": b.reward_changed_step, "reward_peak_step": b.reward_peak_step,
+        "spread_below_noise": _spread_below_noise(b, row),
         "best_level_median": b.best_level_median, "now": b.now_level,
         "now_is_table": row is not None and _same(b.now_level, row["now"]),
         # "Never beat its start" (the system prompt's base-model rule), decided here rather than left to the reader.
