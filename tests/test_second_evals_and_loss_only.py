@@ -282,3 +282,13 @@ def test_the_sheet_says_when_the_training_reward_bounds_the_best_point(tmp_path)
     assert d.best_checkpoint.reward_peak_step is not None
     text = summarize(JudgeRequest(run=run, diagnostics=d))
     assert f"no later than step {d.best_checkpoint.reward_peak_step}: the training reward's own best point" in text
+
+
+def test_a_loss_only_runs_loss_panel_is_not_called_a_numerical_check(tmp_path):
+    from assessor.plots import dashboard_figure
+
+    evals = np.arange(50, 1101, 50)
+    loss_only_csv(tmp_path, 0.69 - 0.1 * evals / 1100 + ar1(4, len(evals), 0.0, 0.004))
+    run = load_run(tmp_path)
+    titles = [ax.get_title(loc="left") for ax in dashboard_figure(run, diagnose(run)).axes]
+    assert "Loss" in titles and not any("numerical issues only" in t for t in titles)

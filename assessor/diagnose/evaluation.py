@@ -88,7 +88,7 @@ def quality_metrics(ctx: Context) -> list[str]:
     preference = (ctx.facts.algorithm or "") in PREFERENCE_ALGORITHMS or ctx.run.has("pref_margin")
     # A run that logs no training reward at all optimises its loss directly (a preference or supervised loop that
     # logs losses only): there the held-out loss is the measure of quality, the only one it has.
-    preference = preference or logs_loss_only(ctx)
+    preference = preference or logs_loss_only(ctx.run)
     preferred = [m for m in EVAL_METRICS if m in names and (m != "loss" or preference)]
     # A held-out reward that mixes a learned or shaped score with one logged task check (exact match, correctness)
     # is still the proxy the policy optimises; the task check is the closer measure of what is wanted, so it goes

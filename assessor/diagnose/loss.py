@@ -22,6 +22,7 @@ from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import Finding, LossDiagnosis
 from assessor.diagnose.signals import Reading, significant_change
+from assessor.run import Run
 
 PREFERENCE_ALGORITHMS = frozenset({"dpo", "ipo", "kto", "orpo", "simpo", "cpo", "apo", "sppo", "nca"})
 LN2 = math.log(2)
@@ -65,7 +66,7 @@ def diagnose_loss(ctx: Context) -> LossDiagnosis:
 
 
 def _is_preference(ctx: Context) -> bool:
-    return _known_preference(ctx) or (not ctx.facts.algorithm and logs_loss_only(ctx))
+    return _known_preference(ctx) or (not ctx.facts.algorithm and logs_loss_only(ctx.run))
 
 
 def _known_preference(ctx: Context) -> bool:
@@ -75,13 +76,13 @@ def _known_preference(ctx: Context) -> bool:
     return ctx.run.has("pref_margin") or ctx.run.has("pref_accuracy")
 
 
-def logs_loss_only(ctx: Context) -> bool:
+def logs_loss_only(run: Run) -> bool:
     """No training reward of any kind is logged: the loop optimises its loss directly.
 
     A policy-gradient run always logs the reward it climbs; one that logs losses only is a preference or
     supervised loop, where the loss (and the held-out loss above all) is the measure of progress.
     """
-    train = ctx.run.metric_names("train")
+    train = run.metric_names("train")
     return bool(train) and not any(
         m in ("reward_mean", "reward_shaped_mean") or m.startswith(("reward_component/", "pref_")) for m in train)
 
@@ -276,7 +277,9 @@ def _preference_loss(reading: Reading, separated: str | None = None, what: str =
     at_ln2 = abs(first - LN2) <= max(0.05, noise)
     # The start quoted is the table's (a robust level of the first points); ln 2 is named beside it, not equated
     # with a first logged value that is off it by a batch's noise.
-    origin = (f"{num(s.start)} (about ln 2 = 0.693 at step {s.first_step}: no preference yet)" if at_ln2
+    origin = (f"{num(s.start)} over its first points (its first logged value, at step {s.first_step}, about ln 2 = "
+              "0.693: no preference yet)" if at_ln2 and abs(s.start - LN2) > LN2_BAND else
+              f"{num(s.start)} (about ln 2 = 0.693 at step {s.first_step}: no preference yet)" if at_ln2
               else num(s.start))
     findings: list[Finding] = []
     pattern: Literal["stable", "declining", "rising", "discontinuity"]

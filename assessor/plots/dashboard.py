@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 
 from assessor.diagnose import robust
 from assessor.diagnose.entropy import above_uniform
-from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
+from assessor.diagnose.loss import PREFERENCE_ALGORITHMS, logs_loss_only
 from assessor.diagnose.models import Diagnostics, SignalSummary, Stretch
 from assessor.plots import style
 from assessor.plots._common import (
@@ -354,7 +354,10 @@ def _component_metrics(data: FigureData) -> list[str]:
 
 def _loss_panel(ax: Axes, data: FigureData) -> None:
     metric = "pg_loss" if _shows(data, "pg_loss") else "loss"
-    preference = data.run.facts.algorithm in PREFERENCE_ALGORITHMS
+    # A preference loop's loss, or that of a loop logging no reward at all, is its objective: progress, not only a
+    # numerical check.
+    preference = data.run.facts.algorithm in PREFERENCE_ALGORITHMS or (
+        metric == "loss" and not data.run.facts.algorithm and logs_loss_only(data.run))
     title = "Loss" if preference else ("Policy loss" if metric == "pg_loss" else "Loss")
     ax.set_title(title + ("" if preference else "  (numerical issues only, not progress)"), loc="left")
     curve = data.curve(metric)
