@@ -292,3 +292,14 @@ def test_a_loss_only_runs_loss_panel_is_not_called_a_numerical_check(tmp_path):
     run = load_run(tmp_path)
     titles = [ax.get_title(loc="left") for ax in dashboard_figure(run, diagnose(run)).axes]
     assert "Loss" in titles and not any("numerical issues only" in t for t in titles)
+
+
+def test_a_critics_value_loss_and_a_whitened_reward_are_read_for_what_they_are(tmp_path):
+    """`value/loss` is the critic's loss, not the policy's; whitened reward statistics (mean 0, std 1 by
+    construction) are no reward functions."""
+    rows = [{"step": s, "value/loss": 1.0 / s, "reward/whitened_mean": 0.0, "reward/whitened_std": 1.0,
+             "policy/kl_ref": 0.001 * s} for s in range(1, 101)]
+    write_jsonl(tmp_path, rows)
+    run = load_run(tmp_path)
+    assert run.has("value_loss") and not run.has("loss")
+    assert not [m for m in run.metric_names() if m.startswith("reward_component/")]

@@ -82,7 +82,7 @@ CANONICAL: dict[str, tuple[str, ...]] = {
     # `training_loss`: the HF notebook progress table's "Training Loss" column.
     "loss": ("loss", "ppo/loss/total", "training_loss", "train_loss"),
     "pg_loss": ("policy_loss", "loss/policy_avg", "ppo/loss/policy", "actor/pg_loss", "loss_pg", "actor_loss"),
-    "value_loss": ("loss/value_avg", "ppo/loss/value", "critic/vf_loss", "critic_loss"),
+    "value_loss": ("loss/value_avg", "ppo/loss/value", "critic/vf_loss", "critic_loss", "value/loss", "vf_loss"),
     "value_clip_ratio": ("critic/vf_clipfrac", "val/clipfrac_avg", "ppo/val/clipfrac"),
     "value_explained_var": ("critic/vf_explained_var", "ppo/val/var_explained"),
     "value_mean": ("critic/values/mean", "critic/vpred_mean", "values", "ppo/val/mean"),
@@ -231,6 +231,7 @@ _ZERO_SPREAD = re.compile(r"zero[_-]?std|std[_-]?zero|flat[_-]?groups?|no[_-]?sp
 _ALL_OR_NONE = re.compile(r"all[_-]?or[_-]?(?:none|nothing)")
 # Eval-split counters the evaluation loop logs beside its scores (HF's `eval/epoch`): not measurements.
 EVAL_BOOKKEEPING = frozenset({"epoch"})
+_NORMALISED = re.compile(r"whiten|normali[sz]", re.IGNORECASE)
 _REWARD_FN = re.compile(r"^rewards/(?P<fn>.+?)(?:/(?P<stat>mean|std))?$")
 # verl's MLflow logger writes `@` as `_at_` (MLflow rejects `@` in metric keys).
 _VERL_VAL = re.compile(
@@ -349,6 +350,10 @@ def _resolve(k: str, scale: float) -> Resolved | None:
         # `reward/frac_flat_groups`, `rewards/zero_std_frac`: the share of groups whose completions all scored the
         # same, not a reward function's mean.
         return Resolved("reward_zero_std_frac", split, scale, known=False, own_name=k)
+    if "reward" in k.lower() and _NORMALISED.search(k):
+        # The reward after whitening or normalisation (mean 0 and spread 1 by construction): bookkeeping of the
+        # advantage computation, neither the reward nor one of its functions; kept under its own name.
+        return Resolved(k, split, scale)
     fn_match = _REWARD_FN.match(k)
     if fn_match and fn_match["fn"] not in STAT_WORDS:  # `rewards/mean` is the total reward: left to the guess
         stat = fn_match["stat"] or "mean"
