@@ -303,3 +303,15 @@ def test_a_critics_value_loss_and_a_whitened_reward_are_read_for_what_they_are(t
     run = load_run(tmp_path)
     assert run.has("value_loss") and not run.has("loss")
     assert not [m for m in run.metric_names() if m.startswith("reward_component/")]
+
+
+def test_a_single_reward_function_is_not_listed_again_beside_the_total(tmp_path):
+    from assessor.judge.prompts import summarize
+
+    n = 300
+    steps = np.arange(1, n + 1)
+    reward = 0.3 + 0.3 * steps / n + ar1(16, n, 0.3, 0.02)
+    run = make_run(tmp_path, reward=reward, rewards__accuracy_reward__mean=reward, kl=0.002 + 0.02 * steps / n)
+    text = summarize(JudgeRequest(run=run, diagnostics=diagnose(run)))
+    assert "one reward function, accuracy_reward: it is the total" in text
+    assert "reward components (start" not in text

@@ -361,7 +361,10 @@ def learning_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
     """Reward spread, zero-spread groups, advantage spread, saturation, and the reward components."""
     ls = d.learning_signal
     components = []
-    for c in d.reward_components.components[:MAX_COMPONENTS]:
+    # A single reward function with nothing missing *is* the total: the table's reward row reads it, and a second
+    # row with its own trend word would read as a different quantity.
+    single = len(d.reward_components.components) == 1
+    for c in [] if single else d.reward_components.components[:MAX_COMPONENTS]:
         signal = d.signals.get(c.name)
         components.append({
             "name": scrub.label(c.name), "start": c.start, "now": c.now, "trend": c.trend, "saturated": c.saturated,
@@ -375,6 +378,7 @@ def learning_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
         "advantage_std_now": ls.advantage_std_now, "saturated": ls.saturated,
         "identical_from_start": ls.identical_from_start, "components": components,
         "more_components": max(0, len(d.reward_components.components) - MAX_COMPONENTS),
+        "single_component": scrub.label(d.reward_components.components[0].name) if single else None,
     }
 
 
