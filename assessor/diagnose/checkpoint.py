@@ -123,7 +123,7 @@ class _Curve:
     band_kind: BandKind = "standard_error"  # what the band is (see `BestCheckpoint.band_kind`)
     set_size: int | None = None  # problems in the eval set, read off the scores (a sampling-error band)
     ends: np.ndarray | None = None  # last step each level covers (stretch means), when not the step itself
-    spread: float | None = None  # the evaluations' own spread, when the table quotes a larger (sampling) noise
+    own_spread: bool = False  # the band is the evaluations' own spread, finer than the noise the table quotes
 
 
 def _reward_curve(series: robust.Series) -> _Curve | None:
@@ -202,7 +202,7 @@ def _eval_curve(ctx: Context, evaluation: EvalDiagnosis, metric: str) -> _Curve 
     tail = score[-2:]
     return _Curve(series.index.to_numpy(), score, band, band, float(np.mean(tail)), band / math.sqrt(len(tail)),
                   smoothed=False, band_kind=kind, set_size=set_size if kind == "sampling_error" else None,
-                  spread=noise if quoted > noise * 1.0001 else None)
+                  own_spread=kind in ("eval_noise", "eval_difference") and quoted > noise * 1.0001)
 
 
 LOCAL_MIN_EVALS = 5  # evaluations before a level read with its neighbours says more than the points alone
@@ -325,7 +325,7 @@ def best_checkpoint(
     bound = None
     if basis == "eval" and eval_metric != "loss":
         cap = _preference_loss_cap(ctx, evaluation, eligible_before=breakage_step)
-        if cap is not None and (as_good & (curve.steps <= cap)).any() and (as_good & (curve.steps > cap)).any():
+        if cap is not None and _splits(as_good, curve.steps <= cap):
             as_good &= curve.steps <= cap
             bound = cap
     rescored = _rescored_before(curve, as_good, top, basis, metric, evaluation, findings)
@@ -370,7 +370,7 @@ def best_checkpoint(
         best_level=sign * best_level, best_level_step=int(curve.steps[top]), now_level=sign * curve.now,
         band=curve.band, band_kind=curve.band_kind, eval_set_size=curve.set_size, smoothed=curve.smoothed,
         passed_over=passed_over, loss_bound_step=bound, best_level_median=lone_top is not None,
-        reward_changed_step=rescored, reward_peak_step=reward_peak,
+        reward_changed_step=rescored, reward_peak_step=reward_peak, band_is_own_spread=curve.own_spread,
         behind=bool(behind),
         decline_t=float(decline),
         breakage_step=breakage_step, breakage=breakage, breakage_overruled=overruled, save_steps=ctx.facts.save_steps,
@@ -418,8 +418,12 @@ def _rescored_before(
     step = next((f.steps[0] for f in findings if f.kind == "reward_stepped_up" and f.steps), None)
     if step is None or int(curve.steps[top]) >= step:
         return None
-    before = curve.steps < step
-    return step if (as_good & before).any() and (as_good & ~before).any() else None
+    return step if _splits(as_good, curve.steps < step) else None
+
+
+def _splits(as_good: np.ndarray, before: np.ndarray) -> bool:
+    """A cap on the best point applies only where it keeps a point as good as the best and removes one."""
+    return bool((as_good & before).any() and (as_good & ~before).any())
 
 
 def _reward_peak_cap(
@@ -444,8 +448,7 @@ def _reward_peak_cap(
     top = int(np.argmax(levels.levels))
     newest = int(np.flatnonzero(levels.levels >= levels.levels[top] - levels.band)[-1])
     step = int(levels.steps[newest])
-    before = curve.steps <= step
-    return step if (as_good & before).any() and (as_good & ~before).any() else None
+    return step if _splits(as_good, curve.steps <= step) else None
 
 
 def _describe(
@@ -454,16 +457,17 @@ def _describe(
     lone_top: tuple[float, int] | None = None,
 ) -> str:
     if basis == "eval":
+        # With few evaluations the table quotes the sampling error a decline is read against; a band that is the
+        # evaluations' own (finer) spread is named apart from it.
+        noise_name = "the spread of its evaluations" if curve.own_spread else "its eval-to-eval noise"
         within = {"sampling_error": f"one sampling error (a pass rate on {curve.set_size} problems, read off the "
                                     "scores)",
                   "typical_sampling_error": f"the sampling error of a pass rate on {TYPICAL_EVAL_SET:,} problems",
-                  "eval_difference": f"sqrt(2) x its eval-to-eval noise of {num(curve.band / math.sqrt(2.0))}, "
+                  "eval_difference": f"sqrt(2) x {noise_name} of {num(curve.band / math.sqrt(2.0))}, "
                                      "one standard error of the difference of two evaluations"}.get(
-            curve.band_kind, "its eval-to-eval noise")
-        if curve.spread is not None and curve.band_kind in ("eval_noise", "eval_difference"):
-            # Few evaluations: the table's noise is the sampling error the decline test reads them no finer than.
-            within = within.replace("its eval-to-eval noise", "the spread of its evaluations") + (
-                " (stricter than the table's noise, the sampling error a decline is read against)")
+            curve.band_kind, noise_name)
+        if curve.own_spread:
+            within += " (stricter than the table's noise, the sampling error a decline is read against)"
         text = (f"{metric} was best at {num(sign * best_level)} at step {best_level_step}; the newest evaluation "
                 f"within {within} ({num(curve.band)}) of that is step {best_step}")
         if best_step == best_level_step:

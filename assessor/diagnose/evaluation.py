@@ -219,9 +219,14 @@ def _bought_by_shortening(ctx: Context, flat: Finding) -> Finding:
         return flat
     return finding(
         flat.signal, "eval_holds_answers_shorter", "info",
-        f"{flat.observation.split(':')[0]}; but the answers got shorter ({num(start)} → {num(now)} tokens, Spearman "
+        f"{_what_stood_still(flat)}; but the answers got shorter ({num(start)} → {num(now)} tokens, Spearman "
         f"{num(rho)} with the reward): the training gain is the reward's length term, and the held-out score holding "
         "while answers get cheaper is that gain kept", flat.steps)
+
+
+def _what_stood_still(flat: Finding) -> str:
+    """An `eval_not_transferring` finding's observation without its conclusion (what follows the colon)."""
+    return flat.observation.split(":")[0]
 
 
 def _transfers_elsewhere(ctx: Context, flat: Finding, curves: list[EvalCurve]) -> Finding:
@@ -248,7 +253,7 @@ def _transfers_elsewhere(ctx: Context, flat: Finding, curves: list[EvalCurve]) -
             shown = values[inside]
             return finding(
                 flat.signal, "eval_transfers_elsewhere", "info",
-                f"{flat.observation.split(':')[0]}; but held-out {metric} gained {num(float(np.mean(shown[:2])))} → "
+                f"{_what_stood_still(flat)}; but held-out {metric} gained {num(float(np.mean(shown[:2])))} → "
                 f"{num(float(np.mean(shown[-2:])))} ({gained:.1f} eval-to-eval noise units) over the same steps: the "
                 f"gains do reach held-out data, and the flat one measures something training does not target",
                 flat.steps)

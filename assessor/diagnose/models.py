@@ -393,6 +393,9 @@ class BestCheckpoint(_Model):
     reward_changed_step: int | None = Field(
         None, description="Step where the training reward jumped in one update with the policy's own measures "
         "unbroken (re-scored, not re-learnt) and the held-out eval declined after it: the best point is before it.")
+    band_is_own_spread: bool = Field(
+        False, description="`band` is the evaluations' own spread, finer than the eval-to-eval noise the eval findings "
+        "quote (with few evaluations those read a pass rate no finer than its sampling error).")
     reward_peak_step: int | None = Field(
         None, description="The training reward's own best point (newest stretch within one standard error of its best) "
         "before its decline, which the held-out eval shares: the best point is no later (evaluations after it within "

@@ -301,7 +301,7 @@ def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
             # reading), so a loss that fell and climbed back shows where it was best.
             s = d.signals[key]
             row.update(peak=s.trough, peak_step=s.trough_step, trough=s.peak, trough_step=s.peak_step)
-        if e.metric and key == f"eval/{e.metric.removeprefix('eval/')}" and e.peak is not None:
+        if primary and e.peak is not None:
             row.update(peak=e.peak, peak_step=e.peak_step)
             if e.now is not None and e.now_step is not None:
                 row.update(now=e.now, now_step=e.now_step)
@@ -428,18 +428,6 @@ def _same(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
-def _spread_below_noise(b: Any, row: dict[str, Any] | None) -> bool:
-    """The band is the evaluations' own spread, finer than the noise the table quotes for them.
-
-    With few evaluations the table reads a pass rate no finer than its sampling error: the two are named apart.
-    """
-    if row is None or not row.get("noise") or b.band is None or b.band_kind not in ("eval_noise",
-                                                                                       "eval_difference"):
-        return False
-    spread = b.band / math.sqrt(2.0) if b.band_kind == "eval_difference" else b.band
-    return bool(row["noise"] > spread * 1.0001)
-
-
 def best_values(
     d: Diagnostics, checkpoints: Sequence[Checkpoint], scrub: Scrubber, rows: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
@@ -461,7 +449,7 @@ def best_values(
         "band": b.band, "band_kind": (b.band_kind or "").replace("_", " ") or None, "eval_set_size": b.eval_set_size,
         "passed_over": b.passed_over, "loss_bound_step": b.loss_bound_step,
         "reward_changed_step": b.reward_changed_step, "reward_peak_step": b.reward_peak_step,
-        "spread_below_noise": _spread_below_noise(b, row),
+        "spread_below_noise": b.band_is_own_spread and row is not None,
         "best_level_median": b.best_level_median, "now": b.now_level,
         "now_is_table": row is not None and _same(b.now_level, row["now"]),
         # "Never beat its start" (the system prompt's base-model rule), decided here rather than left to the reader.
