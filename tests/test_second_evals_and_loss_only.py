@@ -56,6 +56,8 @@ def test_the_trainers_one_line_train_loss_summary_is_still_not_a_curve(tmp_path)
     write_jsonl(tmp_path, rows)
     run = load_run(tmp_path)
     assert "train_loss" not in run.metric_names() and len(run.series("loss")) == 100
+    notes = [n for source in run.sources for n in source.notes]
+    assert any("train_loss logged 1 time: read as the trainer's end-of-run summary" in n for n in notes)
 
 
 def test_compound_checkpoint_folder_names_are_checkpoints(tmp_path):

@@ -124,7 +124,11 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
     unknown: list[str] = []
     for key, hint, steps, values, times in _raw_series(data):
         resolved = resolve(key)
-        if resolved is None or (len(steps) <= 3 and normal_form(key) in SUMMARY_WHEN_ONCE):
+        if resolved is None:
+            continue
+        if len(steps) <= 3 and normal_form(key) in SUMMARY_WHEN_ONCE:
+            out.notes.append(f"{key} logged {len(steps)} time{'s' if len(steps) != 1 else ''}: read as the trainer's "
+                             "end-of-run summary, not a curve (a loop logging it every step shows it from the fourth)")
             continue
         split: str = resolved.split if hint < 0 else ("train", "eval")[hint]
         values = values * resolved.scale if resolved.scale != 1.0 else values
