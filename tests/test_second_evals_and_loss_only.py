@@ -317,3 +317,48 @@ def test_a_single_reward_function_is_not_listed_again_beside_the_total(tmp_path)
     text = summarize(JudgeRequest(run=run, diagnostics=diagnose(run)))
     assert "one reward function, accuracy_reward: it is the total" in text
     assert "reward components (start" not in text
+
+
+# --- a slow slide from a level: its first steps still land within the band
+
+
+def sliding_eval_run(root: Path, checkpoints: tuple[int, ...] = ()):
+    """Eval every 50 steps: rises to 0.6 by step 400, holds to 600, then slides 0.03 per 100 steps; the training
+    reward holds its level (nothing broke, nothing dates the turn but the eval itself). The evaluations at 650 and
+    700 still score within the band of the best, the first steps of the slide."""
+    n = 1000
+    steps = np.arange(1, n + 1)
+    evals = np.arange(50, n + 1, 50)
+    ev = np.where(evals <= 400, 0.3 + 0.3 * evals / 400, np.where(evals <= 600, 0.6, 0.6 - 0.12 * (evals - 600) / 400))
+    # evaluations at   50     100    150    200    250    300    350    400    450    500    550    600
+    ev = ev + np.array([0.012, -0.01, 0.012, -0.01, 0.012, -0.01, 0.012, -0.01, 0.012, -0.01, 0.012, -0.01,
+                        -0.004, 0.024, -0.01, 0.01, -0.01, 0.01, -0.01, 0.01])
+    #                   650    700    750    800    850    900    950    1000
+    return make_run(root, reward=np.minimum(0.3 + 0.3 * steps / 400, 0.6) + ar1(8, n, 0.3, 0.02),
+                    kl=0.002 + 0.01 * steps / n, eval_every=50, eval_values=ev, checkpoints=checkpoints)
+
+
+def test_the_best_point_is_no_later_than_where_a_slow_slide_began(tmp_path):
+    best = diagnose(sliding_eval_run(tmp_path)).best_checkpoint
+    assert best.behind and best.breakage_step is None
+    assert best.decline_start_step == 600 and best.best_step == 600  # 700 scored within the band, on the way down
+    assert "no later than step 600, where a level-then-falling fit puts the start of the decline" in best.reason
+
+
+def test_a_slide_start_that_would_leave_no_saved_checkpoint_in_the_good_stretch_is_not_applied(tmp_path):
+    """Saved from step 700 on: checkpoint-700 scored within the band of the best; going back further has no file."""
+    best = diagnose(sliding_eval_run(tmp_path, checkpoints=(700, 800, 900, 1000))).best_checkpoint
+    assert best.decline_start_step is None and best.best_step == 700 and best.checkpoint_step == 700
+
+
+def test_a_fall_in_one_step_keeps_the_last_point_before_it(tmp_path):
+    """A level of 0.41, then a crash to 0.06 in one evaluation: a straight slide fitted through it would date the
+    turn evaluations too early; the drop is the turn."""
+    n = 200
+    steps = np.arange(1, n + 1)
+    ev = np.array([0.2, 0.3, 0.38, 0.402, 0.411, 0.407, 0.059, 0.03, 0.012, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                   0.0, 0.0, 0.0])
+    run = make_run(tmp_path, reward=np.minimum(0.2 + 0.3 * steps / 60, 0.5) + ar1(4, n, 0.3, 0.02),
+                   kl=0.002 + 0.01 * steps / n, eval_every=10, eval_values=ev)
+    best = diagnose(run).best_checkpoint
+    assert best.behind and best.best_step == 60

@@ -72,6 +72,7 @@ CONFIRMED_BREAKAGE = 2.0
 # generation whatever an eval shows.
 OVERRULED_BY_EVAL = frozenset({"entropy_collapse", "entropy_lurch"})
 AS_GOOD_ERRORS = 1.0
+STEP_BANDS = 2.0  # a drop in one step this many bands deep is a fall, not the start of a slide
 
 
 def breakage_kind(f: Finding) -> str | None:
@@ -334,9 +335,7 @@ def best_checkpoint(
     reward_peak = _reward_peak_cap(ctx, curve, as_good, basis, metric, evaluation, reward)
     if reward_peak is not None:
         as_good &= curve.steps <= reward_peak
-    newest = int(np.flatnonzero(as_good)[-1])
-    passed_over = [int(step) for step in curve.steps[lucky & (np.arange(len(lucky)) > newest)]]
-    best_step = int(curve.steps[newest])
+    newest, best_step, passed_over = _newest(curve, as_good, lucky)
     sign = -1.0 if basis == "eval" and eval_metric in LOWER_IS_BETTER else 1.0
     decline = (best_level - curve.now) / math.hypot(curve.level_error, curve.now_error)
     # Behind us: the curve's own decline finding says so (the eval's, or the reward's), or a breakage does.
@@ -354,11 +353,20 @@ def best_checkpoint(
         behind = False  # the latest evaluation is as good as the best: nothing better lies behind it
     last = ctx.run.last_step or best_step
     behind = behind or (breakage_step is not None and best_step < last)
+    knee = _decline_start(curve, as_good) if behind and breakage_step is None else None
+    if knee is not None and not _keeps_good_checkpoint(ctx, curve, as_good, knee):
+        knee = None
+    if knee is not None:
+        as_good &= curve.steps <= knee
+        newest, best_step, passed_over = _newest(curve, as_good, lucky)
     what = _describe(metric, basis, curve, best_level, int(curve.steps[top]), best_step, breakage_step, breakage,
                      sign, passed_over, lone_top)
     if rescored is not None:
         what += (f"; before step {rescored}, where the training reward jumped in one update with the policy "
                  "unbroken (the reward itself changed there, and the held-out eval declined after it)")
+    if knee is not None:
+        what += (f"; no later than step {knee}, where a level-then-falling fit puts the start of the decline (later "
+                 "points within the band are its first steps)")
     if reward_peak is not None:
         what += (f"; no later than step {reward_peak}, the training reward's own best point before its established "
                  "decline (later evaluations within the band are draws on the way down)")
@@ -370,13 +378,20 @@ def best_checkpoint(
         best_level=sign * best_level, best_level_step=int(curve.steps[top]), now_level=sign * curve.now,
         band=curve.band, band_kind=curve.band_kind, eval_set_size=curve.set_size, smoothed=curve.smoothed,
         passed_over=passed_over, loss_bound_step=bound, best_level_median=lone_top is not None,
-        reward_changed_step=rescored, reward_peak_step=reward_peak, band_is_own_spread=curve.own_spread,
-        behind=bool(behind),
+        reward_changed_step=rescored, reward_peak_step=reward_peak, decline_start_step=knee,
+        band_is_own_spread=curve.own_spread, behind=bool(behind),
         decline_t=float(decline),
         breakage_step=breakage_step, breakage=breakage, breakage_overruled=overruled, save_steps=ctx.facts.save_steps,
         reason=what,
     )
     return _nearest_checkpoint(ctx, out)
+
+
+def _newest(curve: _Curve, as_good: np.ndarray, lucky: np.ndarray) -> tuple[int, int, list[int]]:
+    """The newest point as good as the best: its index, its step, and the lucky draws after it that were passed over."""
+    newest = int(np.flatnonzero(as_good)[-1])
+    passed_over = [int(step) for step in curve.steps[lucky & (np.arange(len(lucky)) > newest)]]
+    return newest, int(curve.steps[newest]), passed_over
 
 
 def _eval_declined(evaluation: EvalDiagnosis, metric: str) -> bool:
@@ -419,6 +434,58 @@ def _rescored_before(
     if step is None or int(curve.steps[top]) >= step:
         return None
     return step if _splits(as_good, curve.steps < step) else None
+
+
+def _decline_start(curve: _Curve, as_good: np.ndarray) -> int | None:
+    """Where an established decline began, when no breakage dates it; None when it does not apply or keeps all.
+
+    Fitted from the first point as good as the best to the end: a level, then a fall. Two shapes compete; a fall
+    in one step (a level, a drop, a slope) when the drop exceeds `STEP_BANDS` bands, else a steady slide (a level,
+    then a straight line down from the knee), whose knee a step fit would put late. Points after the knee that
+    still land within the band are the slide's first steps, as a practitioner reading the curve would see them.
+    """
+    start = int(np.flatnonzero(as_good)[0])
+    t = curve.steps[start:].astype(np.float64)
+    y = curve.levels[start:].astype(np.float64)
+    if len(t) < 4:
+        return None
+    ramp = None
+    drop = None
+    for k in range(0, len(t) - 1):
+        x = np.maximum(t - t[k], 0.0)
+        design = np.stack([np.ones_like(t), x], axis=1)
+        coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+        if coef[1] < 0:
+            sse = float(np.sum((design @ coef - y) ** 2))
+            if ramp is None or sse < ramp[0]:
+                ramp = (sse, k)
+        design = np.stack([(t <= t[k]).astype(np.float64), (t > t[k]).astype(np.float64), x], axis=1)
+        coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+        jump = coef[0] - coef[1]
+        if coef[2] <= 0 and jump > 0:
+            sse = float(np.sum((design @ coef - y) ** 2))
+            if drop is None or sse < drop[0]:
+                drop = (sse, k, jump)
+    if drop is not None and drop[2] > STEP_BANDS * curve.band:
+        k = drop[1]
+    elif ramp is not None:
+        k = ramp[1]
+    else:
+        return None
+    step = int(t[k])
+    return step if _splits(as_good, curve.steps <= step) else None
+
+
+def _keeps_good_checkpoint(ctx: Context, curve: _Curve, as_good: np.ndarray, cap: int) -> bool:
+    """Whether a cap on the best point still leaves a checkpoint on disk inside the good stretch, if one was."""
+    saved = [c.step for c in ctx.run.checkpoints]
+    if not saved:
+        return True
+    good = curve.steps[as_good]
+    first = int(good[0])
+    capped = [step for step in saved if step <= int(good[good <= cap][-1])]
+    uncapped = [step for step in saved if step <= int(good[-1])]
+    return bool(capped and capped[-1] >= first) or not (uncapped and uncapped[-1] >= first)
 
 
 def _splits(as_good: np.ndarray, before: np.ndarray) -> bool:

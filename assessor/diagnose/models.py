@@ -400,6 +400,11 @@ class BestCheckpoint(_Model):
         None, description="The training reward's own best point (newest stretch within one standard error of its best) "
         "before its decline, which the held-out eval shares: the best point is no later (evaluations after it within "
         "the band are draws on the way down).")
+    decline_start_step: int | None = Field(
+        None, description="Where an established decline with no breakage to date it began: the last point of the level "
+        "stretch in a level-then-falling fit from the first point as good as the best (a fall in one step when that "
+        "step exceeds twice the band, else a steady slide). The best point is no later: levels after it within the "
+        "band are the slide's first steps. Not applied where it would leave no checkpoint on disk in the good stretch.")
     behind: bool = Field(False, description="Now is worse than the best point by more than noise.")
     decline_t: float | None = Field(None, description="(best level - now) in standard errors of the difference.")
     breakage_step: int | None = Field(None, description="First step of a broken stretch, when one was found.")

@@ -449,6 +449,7 @@ def best_values(
         "band": b.band, "band_kind": (b.band_kind or "").replace("_", " ") or None, "eval_set_size": b.eval_set_size,
         "passed_over": b.passed_over, "loss_bound_step": b.loss_bound_step,
         "reward_changed_step": b.reward_changed_step, "reward_peak_step": b.reward_peak_step,
+        "decline_start_step": b.decline_start_step,
         "spread_below_noise": b.band_is_own_spread and row is not None,
         "best_level_median": b.best_level_median, "now": b.now_level,
         "now_is_table": row is not None and _same(b.now_level, row["now"]),
