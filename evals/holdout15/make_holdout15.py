@@ -1132,6 +1132,26 @@ add("ambig-finished-1200-eval-eases-1sd-from-plateau-at-700-custom-jsonl",
     cannot be told from noise: keeping the final weights (stop) is right, and going back to ~700-800 is as good.""")
 
 
+# --- multi-turn agent that plateaued and eases slightly: ambiguous ---------------------------------------------------
+AGENT = "val-core/search_r1_nq_hotpot/reward/mean@1"
+add("ambig-multiturn-search-agent-plateau-since-450-val-eases-1sd-turns-creep-verl-console",
+    Story(levels={"p": knots((0, .22), (450, .47), (800, .47)), "kl": knots((0, 0), (450, .012), (800, .03)),
+                  "entropy": knots((0, .7), (450, .52), (800, .47)), "length": knots((0, 600), (800, 760)),
+                  "trunc": flat(.01), "clipfrac": flat(.004), "grad_norm": flat(.3), "lr": flat(1e-6),
+                  "step_time": flat(75)},
+          evals={AGENT: (knots((0, .24), (450, .445), (500, .447), (800, .432)), 1000)}, headline=AGENT,
+          eval_every=50, eval_at_zero=True, step_seconds=75,
+          extra={"num_turns/mean": knots((0, 2.1), (450, 3.0), (800, 3.4)),
+                 "tool_call_counts/mean": knots((0, 1.1), (450, 2.0), (800, 2.4)),
+                 "val-aux/num_turns/mean": knots((0, 2.0), (450, 2.9), (800, 3.3))}),
+    W(w_verl_console, np2=True, ckpt_every=50),
+    1530, (800, 1500), "sor", 500, "verl console np2 grpo agent multi_turn plateau drift ambiguous live",
+    """verl multi-turn GRPO (search-tool agent, Search-R1 style: the policy issues search calls and answers NQ /
+    HotpotQA), console log, step 800 of 1500. Exact-match reward on 1000 held-out questions (sd ~0.016) rose 0.24 ->
+    ~0.445 by 450-500 and has eased to ~0.432 since, under one sd, while turns per episode creep up 3.0 -> 3.4 and
+    tool calls 2.0 -> 2.4 (more searching, no better answers) and KL doubles. No more gain in 300 steps and a loss
+    too small to tell from noise: stop is right, going back to ~450-500 (checkpoints every 50) is as good.""")
+
 # ----------------------------------------------------------------------------------------------------------- build
 
 CASES: list[Case] = [s.case() for s in SPECS]
