@@ -113,10 +113,13 @@ class Story:
             for key, (lv, n) in self.evals.items():
                 p = 0.0 if self.dead_from is not None and s >= self.dead_from else lv(s)
                 row[key] = float(rng.binomial(n, min(max(p, 0.0), 1.0)) / n)
+            for key, f in self.extra.items():
+                if key.startswith("val-aux/"):
+                    row[key] = f(s) * math.exp(0.03 * rng.normal())
             if self.average_of:
                 row[self.average_of] = float(np.mean(list(row.values())))
             ev.append((s, row))
-        return {"train": train, "eval": ev, "wall_end": wall}
+        return {"train": train, "eval": ev, "wall_end": wall, "wall_start": train[0][2] - self.step_seconds}
 
     def _batch(self, rng: np.random.Generator, s: int) -> dict:
         lv = {k: f(s) for k, f in self.levels.items()}
@@ -153,7 +156,8 @@ class Story:
         out["lr"] = lv.get("lr", 1e-6)
         out["loss"] = 0.02 * rng.normal() + lv.get("loss", 0.0)
         for key, f in self.extra.items():
-            out["x:" + key] = f(s) * math.exp(0.03 * rng.normal())
+            if not key.startswith("val-aux/"):
+                out["x:" + key] = f(s) * math.exp(0.03 * rng.normal())
         if dead:
             out.update(loss=float("nan"), grad_norm=float("nan"), reward_std=0.0, zero_std=1.0)
         return out
@@ -254,7 +258,11 @@ def w_trl_state(run: dict, folder: Path, planned: int, save_every: int, keep: in
             d["loss"] = round(d["loss"], 4)
         rows.append((s, 0, d))
     for s, row in ev:
-        rows.append((s, 1, {eval_prefix + k: r(v, 4) for k, v in row.items()}
+        extra = {}
+        if ACC in row:  # GRPOTrainer logs the total next to its single reward function
+            extra = {"eval_reward": r(row[ACC], 4), "eval_reward_std": r(math.sqrt(row[ACC] * (1 - row[ACC])), 4),
+                     "eval_loss": 0.0}
+        rows.append((s, 1, extra | {eval_prefix + k: r(v, 4) for k, v in row.items()}
                      | {"eval_runtime": 210.4, "eval_samples_per_second": 2.1, "eval_steps_per_second": 0.07}))
     rows.sort(key=lambda t: (t[0], t[1]))
     steps_per_epoch = planned / 3
@@ -277,15 +285,20 @@ def w_trl_state(run: dict, folder: Path, planned: int, save_every: int, keep: in
                                                                 run["eval_every"], 3.0, 3, reached >= planned))
 
 
+def eval_wall(run: dict, s: int) -> float:
+    """When an eval row was written: just after its train step (the pre-training eval at 0 before step 1)."""
+    walls = run.setdefault("_walls", {st: w for st, _, w in run["train"]})
+    return walls.get(s, run["wall_start"] if s < run["train"][0][0] else run["wall_end"]) + 30
+
+
 def tb_events(run: dict, vocab: dict, train_prefix: str, eval_prefix: str, lo: int = 0,
               hi: int | None = None) -> list[tuple[float, int, dict]]:
     hi = hi if hi is not None else 10**9
-    walls = {s: w for s, _, w in run["train"]}
     out = [(w, s, {train_prefix + k: v for k, v in named(row, vocab).items()})
            for s, row, w in run["train"] if lo <= s <= hi]
     for s, row in run["eval"]:
         if lo <= s <= hi:
-            out.append((walls.get(s, run["wall_end"]) + 30, s, {eval_prefix + k: v for k, v in row.items()}))
+            out.append((eval_wall(run, s), s, {eval_prefix + k: v for k, v in row.items()}))
     return sorted(out, key=lambda e: (e[1], e[0]))
 
 
@@ -337,7 +350,7 @@ def w_verl_console(run: dict, folder: Path, vocab: dict = VERL, np2: bool = True
                    segments: list[tuple[int, int]] | None = None, ckpt_every: int = 0) -> None:
     """verl's console logger (stdout captured to a file), Ray / vLLM lines mixed in. `segments`: (from, to) step
     ranges of successive sessions appended to the same log (a resumed run re-logs the steps after its checkpoint)."""
-    reached = run["train"][-1][0]
+    reached, planned = run["train"][-1][0], run["planned"]
     segments = segments or [(0, reached)]
     ev = dict(run["eval"])
     tr = {s: (row, w) for s, row, w in run["train"]}
@@ -366,9 +379,16 @@ def w_verl_console(run: dict, folder: Path, vocab: dict = VERL, np2: bool = True
             vals = " - ".join(f"{k}:{fmt_np(v) if np2 else ('nan' if math.isnan(v) else f'{v:.3f}')}"
                               for k, v in d.items())
             out.append(f"{pre}step:{s} - {vals}")
+            if s % 25 == 0:  # verl's tqdm bar (stderr, captured with 2>&1)
+                pct, secs = 100 * s // planned, int(s * 50)
+                out.append(f"{pre}Training Progress: {pct:3d}%|{'#' * (pct // 10):<10}| {s}/{planned} "
+                           f"[{secs // 3600}:{secs // 60 % 60:02d}:{secs % 60:02d}<?, 50.00s/it]")
             if s % 97 == 0:
                 out.append(f"{pre}INFO 11-26 14:02:11 [block_pool.py:321] Successfully reset prefix cache")
-    (folder).mkdir(parents=True, exist_ok=True)
+    if reached >= planned and reached in ev:  # verl's fit() pprints the last validation before it returns
+        last = ", ".join(f"'{k}': {fmt_np(v) if np2 else repr(v)}" for k, v in ev[reached].items())
+        out.append(pre + repr(f"Final validation metrics: {{{last}}}"))
+    folder.mkdir(parents=True, exist_ok=True)
     (folder / "train.log").write_text("\n".join(out) + "\n")
     write_verl_ckpts(folder, "rl", "exp", ckpt_every, reached)
 
@@ -427,7 +447,6 @@ def w_mlflow_files(run: dict, folder: Path, vocab: dict, eval_prefix: str = "", 
                                     "lifecycle_stage: active\nname: rl-post-training\n")
     rd = base / rid
     series: dict[str, list[str]] = {}
-    walls = {s: w for s, _, w in run["train"]}
     for s, row, w in run["train"]:
         for k, v in named(row, vocab).items():
             if k in slow_keys and s % slow_every:
@@ -436,7 +455,7 @@ def w_mlflow_files(run: dict, folder: Path, vocab: dict, eval_prefix: str = "", 
     for s, row in run["eval"]:
         for k, v in row.items():
             key = eval_prefix + (k.replace("@", "_at_") if at_sub else k)
-            series.setdefault(key, []).append(f"{int((walls.get(s, run['wall_end']) + 40) * 1000)} {v!r} {s}")
+            series.setdefault(key, []).append(f"{int(eval_wall(run, s) * 1000)} {v!r} {s}")
     for k, lines in series.items():
         p = rd / "metrics" / k
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -488,13 +507,12 @@ def w_mlflow_db(run: dict, folder: Path, vocab: dict = VERL) -> None:
                  int((run["train"][0][2] - 60) * 1000), int(run["wall_end"] * 1000) if finished else None, None,
                  "", "active", f"mlflow-artifacts:/1/{rid}/artifacts", 1))
     rows, latest = [], {}
-    walls = {s: w for s, _, w in run["train"]}
     for s, row, w in run["train"]:
         for k, v in named(row, vocab).items():
             rows.append((k, v, int(w * 1000), s))
     for s, row in run["eval"]:
         for k, v in row.items():
-            rows.append((k.replace("@", "_at_"), v, int((walls.get(s, run["wall_end"]) + 40) * 1000), s))
+            rows.append((k.replace("@", "_at_"), v, int(eval_wall(run, s) * 1000), s))
     for k, v, t, s in rows:
         nan = not math.isfinite(v)
         con.execute("INSERT INTO metrics VALUES (?,?,?,?,?,?)", (k, 0.0 if nan else v, t, rid, s, int(nan)))
@@ -517,7 +535,7 @@ def w_trackio(run: dict, folder: Path, vocab: dict = TRL, project: str = "dapo-m
         created_at TEXT NOT NULL, run_id TEXT);
       CREATE TABLE system_metrics (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp TEXT NOT NULL,
         run_name TEXT NOT NULL, metrics TEXT NOT NULL, run_id TEXT);""")
-    name, rid = "dapo-qwen3-8b-clip-higher", "r_" + folder.name[-8:]
+    name, rid = "dapo-qwen3-8b-clip-higher", hashlib.md5(folder.name.encode()).hexdigest()[:12]
 
     def ts(w: float) -> str:
         return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(w)) + f".{int(w % 1 * 1e6):06d}"
@@ -525,7 +543,6 @@ def w_trackio(run: dict, folder: Path, vocab: dict = TRL, project: str = "dapo-m
     def enc(v: float) -> float | str:
         return v if math.isfinite(v) else ("NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity"))
 
-    walls = {s: w for s, _, w in run["train"]}
     con.execute("INSERT INTO configs (run_name, config, created_at, run_id) VALUES (?,?,?,?)",
                 (name, json.dumps({"max_steps": run["planned"], "loss_type": "dapo", "epsilon_high": 0.28,
                                    "num_generations": 16, "beta": 0.0, "_Username": "ml"}),
@@ -537,7 +554,7 @@ def w_trackio(run: dict, folder: Path, vocab: dict = TRL, project: str = "dapo-m
     for s, row in run["eval"]:
         m = {"eval/" + k: enc(r(v)) for k, v in row.items()} | {"train/global_step": s}
         con.execute("INSERT INTO metrics (timestamp, run_name, step, metrics, run_id) VALUES (?,?,?,?,?)",
-                    (ts(walls.get(s, run["wall_end"]) + 50), name, s, json.dumps(m), rid))
+                    (ts(eval_wall(run, s)), name, s, json.dumps(m), rid))
     con.commit()
     con.close()
 
