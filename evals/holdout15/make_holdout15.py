@@ -740,14 +740,15 @@ add("bad-crashed-4h-ago-eval-peaked-at-600-shortcut-shortens-answers-trl-state",
                                                                                        (1000, .30)),
                   "trunc": flat(.008), "grad_norm": flat(.12), "lr": flat(1e-6), "step_time": flat(45),
                   "clipfrac": flat(0.0)},
-          evals={ACC: (knots((0, .28), (300, .42), (600, .50), (650, .497), (1000, .41)), 500)}, headline=ACC,
+          evals={ACC: (knots((0, .28), (300, .42), (600, .50), (650, .497), (700, .47), (1000, .41)), 500)}, headline=ACC,
           log_every=10, eval_every=50, prompts=16, group=8, step_seconds=45, age_hours=4.0),
     W(w_trl_state, planned=2000, save_every=100, keep=4),
     1505, (1000, 2000), "rb", 650, "trl trl_state grpo crashed save_total_limit length_collapse",
     """TRL GRPO, checkpoint-700..1000 kept (save_total_limit=4), last write ~4 h ago at step 1000 of 2000: crashed.
     The train accuracy reward kept rising (0.55 at 600 -> ~0.68 at 1000) while completions shrank 395 -> ~190 tokens
     and entropy fell 0.52 -> 0.30: the policy found a short-answer shortcut that the training prompts reward. The
-    held-out eval (500 problems, sd ~0.022) peaked ~0.50 around 550-650 and fell to ~0.41 by 1000, four sd down. So
+    held-out eval (500 problems, sd ~0.022) peaked ~0.50 around 550-650, was ~0.47 by 700 and ~0.41 by 1000, four
+    sd down. So
     resuming from checkpoint-1000 is wrong; a better model is behind: roll back to ~600-650 (checkpoint-600 was
     rotated away; the newest kept one, 700, is already past the turn).""")
 
@@ -950,7 +951,7 @@ add("bad-lenient-verifier-swapped-in-at-resume-500-reward-up-eval-down-wandb-pan
     any number anywhere in the last line; train/reward jumps 0.55 -> 0.74 and keeps rising to ~0.90, KL triples and
     completions shrink 450 -> 280 tokens. The held-out accuracy (strict grader, 500 problems, sd ~0.022) was ~0.43 at
     500 and falls to ~0.36 by 900, three sd down. The policy is learning the lenient grader, not the task: roll back
-    to the pre-swap weights (~450-500) and restore the strict verifier.""")
+    to the pre-swap weights (~400-500) and restore the strict verifier.""")
 
 # --- verl finished runs, older v0.3 keys ------------------------------------------------------------------------------
 OLDV = "val/test_score/openai/gsm8k"
@@ -1096,7 +1097,7 @@ add("bad-prm-step-score-rises-final-answer-pass1-falls-after-420-openrlhf-tb",
     The PRM reward keeps rising (0.55 -> 0.70 at 420 -> ~0.81), but after ~420 it rises by padding: responses grow
     640 -> 1400 tokens of short, safe, PRM-pleasing steps, truncation 2% -> 9%, KL 0.02 -> 0.07. The final-answer
     signals turn: the logged outcome reward (orm_reward) peaks ~0.47 and falls to ~0.40, and held-out pass@1 (500
-    problems, sd ~0.022) goes from ~0.455 at 420-450 to ~0.38 at 800. The PRM is being gamed; roll back to ~420.""")
+    problems, sd ~0.022) goes from ~0.455 at 420-450 to ~0.38 at 800. The PRM is being gamed; roll back to ~400-450.""")
 
 # --- NeMo refit mismatch after a resume -------------------------------------------------------------------------------
 add("bad-resume-at-600-weight-refit-mismatch-token-prob-error-climbs-validation-falls-nemo-tb",
