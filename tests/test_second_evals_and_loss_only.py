@@ -362,3 +362,25 @@ def test_a_fall_in_one_step_keeps_the_last_point_before_it(tmp_path):
                    kl=0.002 + 0.01 * steps / n, eval_every=10, eval_values=ev)
     best = diagnose(run).best_checkpoint
     assert best.behind and best.best_step == 60
+
+
+# --- a reward that drops to zero as the weights go NaN is the broken policy scoring, not a new ruler
+
+
+def test_a_reward_that_falls_as_the_loss_goes_nan_is_no_rescale(tmp_path):
+    """Weights NaN from step 541: the loss and gradient norm log NaN, the reward 0.0, while KL, entropy and length
+    (computed by the rollout engine) still print numbers. Read as a reward re-scored with the policy unbroken, the run
+    became 'never learned since the start'; it diverged, and the weights before it are better."""
+    n = 700
+    steps = np.arange(1, n + 1)
+    dead = steps >= 541
+    reward = np.where(dead, 0.0, 0.3 + 0.2 * np.minimum(steps / 400, 1.0) + ar1(5, n, 0.3, 0.03))
+    nan = np.where(dead, np.nan, 1.0)
+    run = make_run(tmp_path, reward=reward, reward_std=np.where(dead, 0.0, 0.45), loss=nan * 0.01,
+                   grad_norm=nan * (0.2 + ar1(6, n, 0.3, 0.02)), kl=0.002 + 0.015 * steps / n,
+                   entropy=0.8 - 0.15 * steps / n, completion_length=500 + 100 * steps / n,
+                   checkpoints=(100, 200, 300, 400, 500, 600, 700))
+    found = kinds(run)
+    assert "reward_rescaled" not in found and "identical_rewards" not in found and "nonfinite" in found
+    v = verdict(run)
+    assert v.decision == "rollback" and v.rollback_step is not None and v.rollback_step <= 540

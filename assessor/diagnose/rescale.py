@@ -25,6 +25,7 @@ from assessor.run import Run
 # The policy's own measures: a real change of the model in one update shows in at least one of them.
 WITNESSES = ("kl", "entropy", "response_length_mean", "grad_norm", "clip_ratio_region", "policy_shift_kl")
 MIN_WITNESSES = 2
+DIVERGENCE_SIGNALS = ("loss", "pg_loss")  # not witnesses (a surrogate moves freely), but NaN/inf in them is
 STEP_NOISE = 8.0  # the reward's step, in its own noise units: a new level, not a bad batch
 ABRUPT_SHARE = 0.7  # of the step made between two neighbouring logged points
 WITNESS_NOISE = 3.0  # a witness moving less than this many of its noise units across the step is unbroken
@@ -99,8 +100,19 @@ def _unbroken(run: Run, scan: RewardSteps, found: list[int]) -> Iterator[tuple[i
         if len(scan.values) - i < MIN_SEGMENT:
             continue
         witnesses, broken = _witnesses(run, step, scan.k)
-        if not broken and len(witnesses) >= MIN_WITNESSES:
+        lo, hi = int(scan.steps[max(i - scan.k, 0)]), int(scan.steps[min(i + scan.k, len(scan.steps) - 1)])
+        if not broken and len(witnesses) >= MIN_WITNESSES and not _diverged(run, lo, hi):
             yield i, step, witnesses
+
+
+def _diverged(run: Run, lo: int, hi: int) -> bool:
+    """Whether the loss, the gradient norm or another of the policy's measures went NaN/inf between `lo` and `hi`.
+
+    A witness that stops being finite is missing from its levels, not unbroken: the weights diverged there, and a
+    reward that fell with them is the broken policy scoring, not a new ruler.
+    """
+    return any(lo <= step <= hi for metric in (*WITNESSES, *DIVERGENCE_SIGNALS)
+               for step in run.nonfinite_steps(metric))
 
 
 def _level_steps(values: np.ndarray, k: int, noise: float) -> tuple[list[int], list[int]]:
