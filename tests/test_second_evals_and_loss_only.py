@@ -384,3 +384,80 @@ def test_a_reward_that_falls_as_the_loss_goes_nan_is_no_rescale(tmp_path):
     assert "reward_rescaled" not in found and "identical_rewards" not in found and "nonfinite" in found
     v = verdict(run)
     assert v.decision == "rollback" and v.rollback_step is not None and v.rollback_step <= 540
+
+
+# --- holdout15: a saturated set-level reward, and a decline that rests on one evaluation
+
+
+def test_the_spread_within_groups_says_the_signal_is_gone_when_no_batch_spread_is_logged(tmp_path):
+    """OpenRLHF's group_reward_std falls from 0.30 to 0.03 while a pass@8-style reward sits at 0.99."""
+    n = 800
+    steps = np.arange(1, n + 1)
+    reward = np.minimum(0.85 + 0.14 * steps / 350, 0.99) + 0.004 * np.sin(steps)
+    group_std = np.maximum(0.30 - 0.27 * steps / 350, 0.03)
+    run = make_run(tmp_path, reward=reward, group_reward_std=group_std, kl=0.002 + 0.01 * steps / n)
+    assert run.has("reward_group_std_mean") and not run.has("reward_std")
+    d = diagnose(run)
+    assert d.learning_signal.saturated and "reward_saturated" in {f.kind for f in d.findings}
+    assert not any(a.startswith("reward_std: not logged") for a in d.absent)
+
+
+def test_a_decline_resting_on_the_latest_of_two_evaluations_after_the_peak_is_one_low_evaluation(tmp_path):
+    """A plateau near 0.595 (evaluations 0.008 apart), a top of 0.612, one more at the plateau's level, then 0.566:
+    one low evaluation, as with one evaluation after the peak; not an established decline."""
+    ev = np.array([0.446, 0.482, 0.52, 0.568, 0.508, 0.538, 0.59, 0.588, 0.6, 0.598, 0.584, 0.594, 0.598, 0.612, 0.594,
+                   0.566])
+    n = 800
+    steps = np.arange(1, n + 1)
+    run = make_run(tmp_path, reward=np.minimum(0.3 + 0.3 * steps / 350, 0.6) + ar1(3, n, 0.3, 0.02),
+                   kl=0.002 + 0.01 * steps / n, eval_every=50, eval_values=ev)
+    found = kinds(run)
+    assert "eval_declining" not in found and "eval_latest_drop" in found
+    # The same decline with the first evaluation after the top already below the plateau is a decline.
+    ev2 = ev.copy()
+    ev2[-2] = 0.578
+    assert "eval_declining" in kinds(make_run(tmp_path / "b", reward=np.minimum(0.3 + 0.3 * steps / 350, 0.6)
+                                              + ar1(3, n, 0.3, 0.02), kl=0.002 + 0.01 * steps / n, eval_every=50,
+                                              eval_values=ev2))
+
+
+def signal_gone_run(root: Path, eval_late_gain: float):
+    """Reward levels off at 0.61 from step 350; from then on 96% of groups score alike (entropy collapsed). The eval
+    levels off with it (its latest evaluation a new best by under its noise), or climbs on by `eval_late_gain`."""
+    n = 800
+    steps = np.arange(1, n + 1)
+    reward = np.minimum(0.38 + 0.23 * steps / 350, 0.61) + ar1(11, n, 0.3, 0.02)
+    zero = np.minimum(0.37 + 0.59 * steps / 350, 0.96) + ar1(12, n, 0.3, 0.01)
+    entropy = np.maximum(0.75 * np.exp(-steps / 120), 0.033)
+    evals = np.arange(50, n + 1, 50)
+    ev = np.minimum(0.36 + 0.16 * evals / 350, 0.52) + eval_late_gain * np.maximum(evals - 350, 0) / 450
+    ev = ev + np.array([0.01, -0.01] * 7 + [-0.01, 0.016])  # the latest a new best by a hair, as plateaus do
+    return make_run(root, reward=reward, frac_reward_zero_std=zero, entropy=entropy, kl=0.002 + 0.06 * steps / n,
+                    eval_every=50, eval_values=ev, config={"max_steps": 2000})
+
+
+def test_a_levelled_reward_with_nearly_every_group_alike_and_a_flat_eval_is_spent(tmp_path):
+    run = signal_gone_run(tmp_path, eval_late_gain=0.0)
+    assert "signal_thinning" in kinds(run)
+    v = verdict(run)
+    assert v.decision == "stop" and "nearly every group of completions now scores alike" in v.headline
+
+
+def test_the_same_with_the_eval_still_climbing_goes_on(tmp_path):
+    assert verdict(signal_gone_run(tmp_path, eval_late_gain=0.12)).decision == "continue"
+
+
+def test_a_reward_at_its_floor_from_the_start_never_had_a_signal_it_did_not_fall(tmp_path):
+    """A tool agent succeeding on 2% of episodes for 700 steps, 92% of groups all-fail: nothing was learnt, and the
+    sheet must not call a lucky early stretch a peak the run fell from."""
+    n = 700
+    steps = np.arange(1, n + 1)
+    rng = np.random.default_rng(15)
+    reward = rng.binomial(256, 0.022, n) / 256
+    zero = np.clip(0.93 + ar1(16, n, 0.3, 0.01), 0, 1)
+    run = make_run(tmp_path, reward=reward, frac_reward_zero_std=zero, kl=0.001 + 0.01 * steps / n)
+    d = diagnose(run)
+    found = {f.kind: f for f in d.findings}
+    assert "no_learning_signal" in found and "reward_floor_no_signal" not in found
+    assert "sat at its floor since the start" in found["no_learning_signal"].observation
+    assert d.learning_signal.never_learned and verdict(run).decision == "stop"

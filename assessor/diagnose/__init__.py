@@ -127,7 +127,8 @@ def _absent(ctx: Context, kl_reason: str | None) -> list[str]:
         "response_length_mean": "response length (length hacking, truncation)",
     }
     for metric, what in explanations.items():
-        if not run.has(metric) and not (metric == "reward_std" and run.has("advantage_std")):
+        if not run.has(metric) and not (metric == "reward_std" and (
+                run.has("advantage_std") or run.has("reward_group_std_mean"))):
             out.append(f"{metric}: not logged, so {what} cannot be read")
     if not run.metric_names("eval"):
         judged_by = primary_reward(ctx) if preference else "training reward"

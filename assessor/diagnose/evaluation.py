@@ -300,7 +300,11 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
         evals_after_peak = len(values) - 1 - peak_index
         decline = max(decline, stretch_t)
         out.decline_from_peak_noise = decline
-    if evals_after_peak >= 2 and decline >= 2.0:
+    # Nor is a decline carried by the latest evaluation alone: with two evaluations since the peak ("now" is their
+    # mean), the first of them must stand below the peak's level too, or one low evaluation is all there is.
+    rests_on_latest = evals_after_peak == 2 and not slid and (
+        float(np.mean(around_peak)) - float(score[-2])) / noise < 1.0
+    if evals_after_peak >= 2 and decline >= 2.0 and not rests_on_latest:
         relative = (float(score[peak_index]) - recent) / max(abs(float(score[peak_index])), 1e-12)
         severity: Severity = "critical" if relative >= 0.5 else "warning"
         findings.append(finding(
@@ -314,7 +318,8 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
                 "eval", "train_eval_divergence", "warning",
                 f"training reward kept rising after step {out.peak_step} while {label} fell: the gains do not "
                 "transfer (overfitting to the training prompts, or reward hacking)", [peak_step]))
-    elif evals_after_peak == 1 and (float(score[peak_index]) - float(score[-1])) / noise >= ONE_EVAL_DROP:
+    elif (evals_after_peak == 1 or rests_on_latest) and (
+            float(score[peak_index]) - float(score[-1])) / noise >= ONE_EVAL_DROP:
         # One evaluation is not a decline (a broken eval job scores 0 too), but it is not "within noise" either.
         drop = (float(score[peak_index]) - float(score[-1])) / noise
         findings.append(finding(

@@ -70,8 +70,10 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
 
     ceiling, floor = _bounds(reward)
     recent_share = no_spread_share[1] if no_spread_share else None
+    # The spread within each group (OpenRLHF's group_reward_std) says it better than the batch's, when logged.
+    spread = ctx.book.get("reward_group_std_mean") or std
     spread_gone = (recent_share is not None and recent_share >= 0.9) or (
-        std is not None and std.summary.start > 0 and std.summary.now < 0.2 * std.summary.start)
+        spread is not None and spread.summary.start > 0 and spread.summary.now < 0.2 * spread.summary.start)
     r = reward.summary
     if ceiling is not None and spread_gone and r.now >= ceiling - 0.1 * max(1.0, ceiling - (floor or 0.0)):
         out.saturated = True
@@ -80,11 +82,22 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
             f"reward is at its ceiling ({num(r.now)} of {num(ceiling)}) and the spread is gone"
             f"{_share_text(no_spread_share)}: the data has nothing more to teach; harder prompts or stopping",
             [r.plateau_start or r.trend_window_start]))
+    elif floor is not None and spread_gone and r.now <= floor + 0.05 * max(1.0, (ceiling or 1.0) - floor) and (
+            r.peak - floor <= NEVER_OFF_FLOOR * max(1.0, (ceiling or 1.0) - floor)):
+        # At the floor all along: not a fall (its "peak" is a lucky stretch), a run with almost nothing to learn from.
+        out.never_learned = True
+        findings.append(finding(
+            "reward_mean", "no_learning_signal", "critical",
+            f"no learning signal over the run: the reward has sat at its floor since the start (now {num(r.now)}, "
+            f"never above {num(r.peak)} for a stretch) and {_share_words(no_spread_share)}: almost every advantage "
+            "is zero. The policy has had next to nothing to learn from, so more steps buy nothing: make the task "
+            "reachable (easier prompts, a reward that gives partial credit, a working tool or answer format) first",
+            [int(reward.series.steps[0])]))
     elif floor is not None and spread_gone and r.now <= floor + 0.05 * max(1.0, (ceiling or 1.0) - floor):
         findings.append(finding(
             "reward_mean", "reward_floor_no_signal", "critical",
             f"reward has fallen to its floor ({num(r.now)}, from a peak of {num(r.peak)} at step {r.peak_step}) "
-            f"and every group now scores the same{_share_text(no_spread_share)}: the policy gets no gradient "
+            f"and {_share_words(no_spread_share)}: the policy gets no gradient "
             "and cannot recover on its own", [_onset(reward)]))
     elif (ceiling == 1.0 and floor == 0.0 and recent_share is not None and recent_share >= 0.5
           and r.trend != "rising" and r.now >= NEAR_CEILING):
@@ -537,6 +550,15 @@ def _bounds(reward: Reading) -> tuple[float | None, float | None]:
     if low >= 0.0 and high <= 1.0:
         return 1.0, 0.0
     return high, low
+
+
+def _share_words(share: tuple[float, float] | None) -> str:
+    """'every group now scores the same', said as often as the share of zero-spread groups says it."""
+    if share is None:
+        return "the groups' reward spread is gone"
+    if share[1] >= 0.995:
+        return "every group now scores the same (all recent groups with zero spread)"
+    return f"nearly every group now scores the same ({share[1]:.0%} of recent groups with zero spread)"
 
 
 def _share_text(share: tuple[float, float] | None) -> str:

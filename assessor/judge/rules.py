@@ -55,10 +55,13 @@ SPENT = {
     "kl_up_reward_flat": 1.0, "reward_saturated": 1.5, "dpo_loss_flat_at_ln2": 1.5, "loss_sign_reversal": 1.0,
     "length_truncation": 1.0, "dpo_loss_rising": 1.0, "component_saturated_other_levelled_off": 1.0,
     "eval_not_transferring": 1.0, "eval_plateau": 1.0, "length_at_cap_from_start": 1.0, "task_component_flat": 1.0,
-    "critic_not_learning": 1.0, "reward_no_progress": 1.0, "reward_converged": 1.0,
+    "critic_not_learning": 1.0, "reward_no_progress": 1.0, "reward_converged": 1.0, "signal_thinning": 1.0,
 }
 # These only argue for stopping while reward is not improving: with reward rising they are risks to watch.
-SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation", "length_at_cap_from_start"})
+SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation", "length_at_cap_from_start",
+                                    "signal_thinning"})
+# Most groups scoring alike leaves little to learn from, unless a held-out eval still climbs on what is left.
+SPENT_UNLESS_EVAL_CLIMBING = frozenset({"reward_converged", "signal_thinning"})
 # A cap too tight from the very start only says the run is spent when reward never improved under it: a run
 # whose reward rose and holds is learning, truncated or not (a risk to watch).
 SPENT_UNLESS_NEVER_IMPROVED = frozenset({"length_at_cap_from_start", "reward_no_progress"})
@@ -236,7 +239,8 @@ def _sort(d: Diagnostics) -> _Weighed:
                 kind in SPENT_UNLESS_NEVER_IMPROVED and not _never_improved(d)) and not (
                 kind == "reward_no_progress" and (not _long_run(d) or _learning_anyway(d))) and not (
                 kind in SPENT_UNLESS_LEARNING and _learning_anyway(d)) and not (
-                kind == "reward_converged" and _eval_still_climbing(d)) and not (
+                kind in SPENT_UNLESS_EVAL_CLIMBING and _eval_still_climbing(d)) and not (
+                kind == "signal_thinning" and f.severity == "watch") and not (
                 kind in HELD_OUT_FLAT and _early_in_budget(d)):
             spent.append(f)
         elif f.severity in ("warning", "critical"):
@@ -485,6 +489,13 @@ def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
                     "learn from these prompts; keep the current model.")
         actions = ["Keep the latest checkpoint.", "For more gains, move to harder prompts (ones the model solves "
                    "only sometimes) rather than training longer."]
+    elif "signal_thinning" in kinds:
+        headline = ("Stop: the reward has stopped improving and nearly every group of completions now scores alike, so "
+                    "almost no batch carries a gradient; the current weights are as good as any, and more steps of "
+                    "this setup have little left to learn from.")
+        actions = ["Keep the current checkpoint.",
+                   "To go on, restore exploration or difficulty first (a higher sampling temperature or clip ceiling, "
+                   "larger groups, or prompts the model solves only sometimes)."]
     elif "critic_not_learning" in kinds:
         headline = ("Stop: the critic has never learnt to predict the returns (explained variance at or below 0 "
                     "throughout), so the policy is trained on advantages that are noise; fix the critic first.")
