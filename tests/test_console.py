@@ -366,6 +366,23 @@ def test_verl_console_with_ray_prefixes_ansi_and_numpy_wrappers(tmp_path: Path) 
     assert data.warnings == []
 
 
+def test_verl_trainer_bar_gives_the_planned_steps_and_the_final_validation_line_the_end(tmp_path: Path) -> None:
+    """verl's fit() loop: a 'Training Progress' tqdm bar over total_training_steps, and after the last step
+    "Final validation metrics: {...}" (pprint of an f-string, so it may come quoted)."""
+    lines = [VERL_PREFIX + "Processed prompts: 100%|##########| 512/512 [00:31<00:00, 16.3it/s]"]
+    for step in range(1, 5):
+        lines.append(VERL_PREFIX + f"step:{step} - critic/score/mean:np.float64(0.{step}) - actor/entropy:0.4")
+        lines.append(VERL_PREFIX + f"Training Progress:  {step}%|          | {step}/400 [0:00:50<?, 50.00s/it]")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    running = READER.read(write(tmp_path / "a", "\n".join(lines) + "\n"))
+    assert running.facts["planned_total_steps"][0] == 400 and "training_ended" not in running.facts
+    assert not running.carries_end_of_training()
+    lines.append(VERL_PREFIX + "\"Final validation metrics: {'val-core/openai/gsm8k/acc/mean@1': np.float64(0.76)}\"")
+    ended = READER.read(write(tmp_path / "b", "\n".join(lines) + "\n"))
+    assert ended.facts["training_ended"][0] is True and ended.carries_end_of_training()
+
+
 def test_verl_command_line_with_continuations(tmp_path: Path) -> None:
     lines = [
         "+ python3 -m verl.trainer.main_ppo \\",

@@ -124,7 +124,7 @@ def _long_frame(by_key: list[KeySeries]) -> pd.DataFrame:
 
 
 # Raw keys and facts that only the trainer's end-of-training summary carries (HF Trainer / TRL).
-END_OF_TRAINING = frozenset({"train_runtime", "train_runtime_s"})
+END_OF_TRAINING = frozenset({"train_runtime", "train_runtime_s", "training_ended"})
 
 
 class Reader(Protocol):

@@ -113,7 +113,8 @@ def read_scan(path: Path, scan: Scan) -> SourceData:
             if "one dict per step assumed" in notes[-1]:
                 inferred = notes[-1]
         elif dialect == "console_verl":
-            train_steps = read_verl(scan.name, scan.verl, scan.head.verl_total, builder, facts)
+            train_steps = read_verl(scan.name, scan.verl, scan.head.verl_total, builder, facts,
+                                    bar_total=scan.bars.training_total, ended=scan.final_validation)
         elif dialect == "console_openrlhf":
             train_steps = read_openrlhf(scan.name, scan.openrlhf, builder, facts)
         elif dialect == "console_steps":

@@ -31,6 +31,7 @@ class Bars:
     def __init__(self) -> None:
         self.tracks: dict[int, BarTrack] = {}
         self.ticks = 0  # bar updates seen so far, across all bars
+        self.training_total: int | None = None  # verl's trainer bar ("Training Progress: n/total_training_steps")
 
     def update(self, seg: str) -> str:
         """Record a tqdm bar update; return the text after the bar (a dict may follow on the same line)."""
@@ -47,8 +48,11 @@ class Bars:
                 track.restarts += 1
             track.tick.append(self.ticks)
             track.pos.append(pos)
-            if seg[: match.start()].strip():
+            label = seg[: match.start()]
+            if label.strip():
                 track.described += 1
+                if "Training Progress" in label:
+                    self.training_total = total
             self.ticks += 1
         close = seg.find("]", match.end())
         return "" if close < 0 else seg[close + 1:]

@@ -63,13 +63,22 @@ def parse_verl(text: str) -> tuple[int, dict[str, Any], bool] | None:
 
 def read_verl(
     name: str, records: list[Record], total: int | None, builder: RecordBuilder, facts: dict[str, Fact],
+    bar_total: int | None = None, ended: bool = False,
 ) -> list[int]:
-    """The verl records as rows; `total` is from the log's 'Total steps' line. Returns the train steps."""
+    """The verl records as rows. Returns the train steps.
+
+    `total` is from the log's 'Total steps' line, else `bar_total` from its trainer's 'Training Progress' bar;
+    `ended`: the log holds the 'Final validation metrics' verl prints after the last step.
+    """
     for record in records:
         builder.add_row(record.step, record.values)
     facts["framework"] = ("verl", f"{name}: verl console lines (step:N - key:value)")
     if total is not None:
         facts["planned_total_steps"] = (total, f"{name}: 'Total steps' line")
+    elif bar_total is not None:
+        facts["planned_total_steps"] = (bar_total, f"{name}: the 'Training Progress' bar's total")
+    if ended:
+        facts["training_ended"] = (True, f"{name}: 'Final validation metrics' line (printed after the last step)")
     return [r.step for r in records]
 
 

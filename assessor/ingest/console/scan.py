@@ -82,6 +82,7 @@ class Scan:
         self.last = LastSegment()
         self.head = HeadFacts(name)
         self.in_head = True  # before the first record: banners, commands and configs are printed here
+        self.final_validation = False  # verl prints "Final validation metrics: {...}" once training has ended
 
     @property
     def records(self) -> int:
@@ -115,6 +116,8 @@ class Scan:
         if self.in_head:
             self.in_head = self.segments < _HEAD_SEGMENTS
             self.head.read(rest)
+        if rest.startswith(("Final validation metrics", '"Final validation metrics')):
+            self.final_validation = True
         if "global step" in rest:  # cheap test before the regex
             resumed = resume_step(rest)
             if resumed is not None:
