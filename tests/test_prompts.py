@@ -605,3 +605,18 @@ def test_a_run_without_completion_samples_says_so_and_one_with_them_does_not(tmp
     request = request_for(run_dir)
     request.run.samples = [Sample(step=50, completion="The answer is 42.")]
     assert "completion samples: none logged" not in prompts.build_prompt(request).user
+
+
+def test_a_smooth_curve_gets_a_trend_word_but_no_size_in_its_own_noise(tmp_path):
+    """An exported (smoothed) curve has next to no point-to-point noise: '-833333.3 noise units' (a blind reader of
+    holdout5 met it on a DPO run's held-out reward) is no size at all. A noisy curve keeps its number."""
+    n = 400
+    steps = np.arange(1, n + 1)
+    run = make_run(tmp_path, reward=0.3 + 0.2 * steps / n + ar1(1, n, 0.3, 0.02), kl=0.002 + 0.01 * steps / n)
+    d = assessor.diagnose(run)
+    scrub = evidence.scrubber(JudgeRequest(run=run, diagnostics=d))
+    noisy = d.signals["reward_mean"]
+    assert evidence._signal_row("reward_mean", noisy, scrub)["trend_noise"] is not None
+    smooth = noisy.model_copy(update={"noise": 2e-9, "trend_change_noise": noisy.trend_change / 2e-9})
+    row = evidence._signal_row("reward_mean", smooth, scrub)
+    assert row["trend_noise"] is None and row["trend"] == noisy.trend

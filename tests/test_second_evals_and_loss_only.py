@@ -461,3 +461,15 @@ def test_a_reward_at_its_floor_from_the_start_never_had_a_signal_it_did_not_fall
     assert "no_learning_signal" in found and "reward_floor_no_signal" not in found
     assert "sat at its floor since the start" in found["no_learning_signal"].observation
     assert d.learning_signal.never_learned and verdict(run).decision == "stop"
+
+
+def test_the_holding_eval_finding_quotes_the_mean_its_ratio_is_taken_from(tmp_path):
+    """The ratio compares the evaluations around the peak (a mean of three) with the latest two: quoting only the
+    peak evaluation left readers unable to check it (0.571 vs 0.565 over a noise of 0.0057 is 1x, not 0.1x)."""
+    ev = np.array([0.40, 0.46, 0.50, 0.53, 0.55, 0.56, 0.571, 0.556, 0.56, 0.565, 0.566])
+    n = 550
+    steps = np.arange(1, n + 1)
+    run = make_run(tmp_path, reward=np.minimum(0.3 + 0.3 * steps / 300, 0.6) + ar1(3, n, 0.3, 0.02),
+                   kl=0.002 + 0.01 * steps / n, eval_every=50, eval_values=ev)
+    holding = next(f for f in diagnose(run).findings if f.kind == "eval_holding")
+    assert "3 evaluations, mean 0.562" in holding.observation

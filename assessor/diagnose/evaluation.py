@@ -347,11 +347,17 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
         findings.append(finding(
             "eval", "eval_holding", "info",
             f"{label} holds near its peak: the evaluations around the peak ({num(out.peak)} at step "
-            f"{out.peak_step}) stand {shown:.1f}x its eval-to-eval noise of {num(noise)} above the latest "
-            f"two (mean {num(float(np.mean(values[-2:])))}; now {num(out.now)}), under the 2x a decline needs",
+            f"{out.peak_step}; {len(around_peak)} evaluations, mean {num(_shown_mean(metric, around_peak))}) stand "
+            f"{shown:.1f}x its eval-to-eval noise of {num(noise)} above the latest two (mean "
+            f"{num(float(np.mean(values[-2:])))}; now {num(out.now)}), under the 2x a decline needs",
             [peak_step]))
     out.findings = findings
     return out
+
+
+def _shown_mean(metric: str, score: np.ndarray) -> float:
+    """The mean of some scores in the metric's own units (a held-out loss is scored negated)."""
+    return -float(np.mean(score)) if metric in LOWER_IS_BETTER else float(np.mean(score))
 
 
 def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple[EvalCurve | None, list[Finding]]:

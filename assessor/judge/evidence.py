@@ -215,6 +215,10 @@ def spike_values(spikes: Sequence[Spike]) -> dict[str, Any]:
             "dip": big.value < big.level}
 
 
+# Noise under this share of a curve's range is no noise a move can be sized against (a smooth exported curve).
+SMOOTH_CURVE_NOISE = 1e-3
+
+
 def _signal_row(
     key: str, s: SignalSummary, scrub: Scrubber, confirmed: list[Spike] | None = None,
     noise: float | None = None,
@@ -227,6 +231,8 @@ def _signal_row(
     schedule = key in SCHEDULE_SIGNALS
     noise = s.noise if noise is None else noise
     trend_noise = s.trend_change_noise if noise == s.noise else s.trend_change / noise if noise > 0 else None
+    if noise < SMOOTH_CURVE_NOISE * abs(s.peak - s.trough):
+        trend_noise = None  # a curve with no measurable noise (exported smooth, averaged): a ratio to it says nothing
     spikes = confirmed if confirmed is not None else s.spikes
     jumps = [] if schedule else [
         c for c in s.discontinuities
