@@ -620,3 +620,15 @@ def test_a_smooth_curve_gets_a_trend_word_but_no_size_in_its_own_noise(tmp_path)
     smooth = noisy.model_copy(update={"noise": 2e-9, "trend_change_noise": noisy.trend_change / 2e-9})
     row = evidence._signal_row("reward_mean", smooth, scrub)
     assert row["trend_noise"] is None and row["trend"] == noisy.trend
+
+
+def test_an_eval_too_short_for_a_table_row_is_given_in_its_own_section(tmp_path):
+    """Two evaluations make no table row: the section must not send the reader to the table for them."""
+    n = 300
+    steps = np.arange(1, n + 1)
+    run = make_run(tmp_path, reward=0.3 + 0.2 * steps / n + ar1(1, n, 0.3, 0.02), kl=0.002 + 0.01 * steps / n,
+                   eval_every=150, eval_values=np.array([0.41, 0.47]))
+    text = prompts.render(prompts.SUMMARY_TEMPLATE,
+                          evidence.summary_values(JudgeRequest(run=run, diagnostics=assessor.diagnose(run))))
+    line = next(x for x in text.splitlines() if x.startswith("- held-out"))
+    assert "in the table" not in line and "latest 0.47 at step 300" in line

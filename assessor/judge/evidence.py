@@ -405,8 +405,8 @@ def generation_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
     }
 
 
-def eval_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any] | None:
-    """Held-out evaluation, None when there is none."""
+def eval_values(d: Diagnostics, scrub: Scrubber, rows: Sequence[dict[str, Any]] = ()) -> dict[str, Any] | None:
+    """Held-out evaluation, None when there is none; `rows`: the table's, to say whether it has the eval's row."""
     e = d.eval
     if e.metric is None or e.points == 0:
         return None
@@ -416,7 +416,8 @@ def eval_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any] | None:
     recent = primary.now if primary is not None else None
     return {"metric": scrub.label(e.metric), "points": e.points, "peak": e.peak, "peak_step": e.peak_step,
             "now": e.now, "now_step": e.now_step, "recent": recent, "noise": primary.noise if primary else None,
-            "diverging": e.diverging_from_train}
+            "diverging": e.diverging_from_train,
+            "in_table": any(r["key"] == f"eval/{e.metric.removeprefix('eval/')}" for r in rows)}
 
 
 def instability_values(d: Diagnostics, scrub: Scrubber, table: Sequence[str] = ()) -> dict[str, Any]:
@@ -539,7 +540,7 @@ def summary_values(request: JudgeRequest) -> dict[str, Any]:
         "kl": kl_values(d, request.run, scrub),
         "learning": learning_values(d, scrub),
         "generation": generation_values(d, scrub),
-        "eval": eval_values(d, scrub),
+        "eval": eval_values(d, scrub, rows),
         "instability": instability_values(d, scrub, [row["key"] for row in rows]),
         "best": best_values(d, checkpoints, scrub, rows),
         "gpu": gpu_values(d),
