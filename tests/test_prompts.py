@@ -632,3 +632,16 @@ def test_an_eval_too_short_for_a_table_row_is_given_in_its_own_section(tmp_path)
                           evidence.summary_values(JudgeRequest(run=run, diagnostics=assessor.diagnose(run))))
     line = next(x for x in text.splitlines() if x.startswith("- held-out"))
     assert "in the table" not in line and "latest 0.47 at step 300" in line
+
+
+def test_a_row_of_three_points_has_no_trend_word_of_a_test_it_could_not_run(tmp_path):
+    """Three evaluations rising 0.156 -> 0.24 -> 0.304 read 'flat (+0.0)' (holdout5's blind reader): the trend test
+    needs four points, so the row says so."""
+    n = 100
+    steps = np.arange(1, n + 1)
+    run = make_run(tmp_path, reward=0.3 + 0.2 * steps / n + ar1(1, n, 0.3, 0.02), kl=0.002 + 0.01 * steps / n,
+                   eval_every=33, eval_values=np.array([0.156, 0.24, 0.304]))
+    d = assessor.diagnose(run)
+    rows = {r["key"]: r for r in evidence.signal_rows(d, evidence.scrubber(JudgeRequest(run=run, diagnostics=d)))}
+    assert rows["eval/reward_mean"]["trend"] == "too few points (3) for a trend"
+    assert rows["eval/reward_mean"]["trend_noise"] is None

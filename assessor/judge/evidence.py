@@ -217,6 +217,7 @@ def spike_values(spikes: Sequence[Spike]) -> dict[str, Any]:
 
 # Noise under this share of a curve's range is no noise a move can be sized against (a smooth exported curve).
 SMOOTH_CURVE_NOISE = 1e-3
+MIN_TREND_POINTS = 4  # what `robust.trend` needs to test a direction at all
 
 
 def _signal_row(
@@ -233,6 +234,7 @@ def _signal_row(
     trend_noise = s.trend_change_noise if noise == s.noise else s.trend_change / noise if noise > 0 else None
     if noise < SMOOTH_CURVE_NOISE * abs(s.peak - s.trough):
         trend_noise = None  # a curve with no measurable noise (exported smooth, averaged): a ratio to it says nothing
+    few = s.points < MIN_TREND_POINTS  # the trend test needs four points: fewer is no test, not "flat (+0.0)"
     spikes = confirmed if confirmed is not None else s.spikes
     jumps = [] if schedule else [
         c for c in s.discontinuities
@@ -241,8 +243,9 @@ def _signal_row(
     return {
         "key": key, "name": scrub.label(key), "points": s.points, "start": s.start, "peak": s.peak,
         "peak_step": s.peak_step,
-        "trough": s.trough, "trough_step": s.trough_step, "now": s.now, "now_step": s.last_step, "trend": s.trend,
-        "trend_noise": None if schedule else _finite(trend_noise), "trend_since": s.trend_window_start,
+        "trough": s.trough, "trough_step": s.trough_step, "now": s.now, "now_step": s.last_step,
+        "trend": f"too few points ({s.points}) for a trend" if few else s.trend,
+        "trend_noise": None if schedule or few else _finite(trend_noise), "trend_since": s.trend_window_start,
         "noise": None if schedule else noise,
         "slowing": bool(s.slowing) and s.trend != "flat" and not schedule,
         "plateau_start": None if schedule else s.plateau_start,
