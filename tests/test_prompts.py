@@ -645,3 +645,19 @@ def test_a_row_of_three_points_has_no_trend_word_of_a_test_it_could_not_run(tmp_
     rows = {r["key"]: r for r in evidence.signal_rows(d, evidence.scrubber(JudgeRequest(run=run, diagnostics=d)))}
     assert rows["eval/reward_mean"]["trend"] == "too few points (3) for a trend"
     assert rows["eval/reward_mean"]["trend_noise"] is None
+
+
+def test_a_best_point_behind_now_without_an_established_decline_is_named_for_reference(tmp_path):
+    """The latest evaluations dipped below the margin but the decline test does not call it: the sheet must not say
+    'the current weights are as good' and name an earlier step as the best point without saying why both hold."""
+    n = 800
+    steps = np.arange(1, n + 1)
+    ev = np.array([0.30, 0.36, 0.41, 0.45, 0.463, 0.487, 0.463, 0.487, 0.463, 0.487, 0.463, 0.487, 0.463, 0.487,
+                   0.45, 0.452])
+    run = make_run(tmp_path, reward=np.minimum(0.3 + 0.3 * steps / 300, 0.6) + ar1(2, n, 0.3, 0.03),
+                   kl=0.002 + 0.01 * steps / n, eval_every=50, eval_values=ev)
+    d = assessor.diagnose(run)
+    best = d.best_checkpoint
+    assert not best.behind and best.best_step is not None and best.best_step < 800
+    text = prompts.render(prompts.SUMMARY_TEMPLATE, evidence.summary_values(JudgeRequest(run=run, diagnostics=d)))
+    assert f"step {best.best_step} is named for reference only" in text
