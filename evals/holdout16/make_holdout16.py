@@ -276,8 +276,13 @@ def fmt_verl(x: float, np2: bool) -> str:
     return f"np.float64({x!r})" if np2 else f"{x:.3f}"
 
 
-def w_verl_console(run: dict, folder: Path, ranks: int = 1, np2: bool = False, name: str = "train.log") -> None:
-    """verl LocalLogger lines behind Ray prefixes; with `ranks` > 1 every node's driver copy prints the line."""
+def w_verl_console(run: dict, folder: Path, ranks: int = 1, np2: bool = False, name: str = "train.log",
+                   resume_at: int = 0, replay_to: int = 0) -> None:
+    """verl LocalLogger lines behind Ray prefixes; with `ranks` > 1 every node's driver copy prints the line.
+
+    With `resume_at`, the job died after `replay_to` and was restarted from global_step_`resume_at` with the log
+    appended (`>>`): steps resume_at+1..replay_to appear twice, the second time with fresh sampling noise.
+    """
     lines = ["2026-11-25 09:12:01,118 INFO worker.py:1841 -- Started a local Ray instance.",
              "(TaskRunner pid=20817) Using dataset class: RLHFDataset"]
     rows: dict[int, dict] = {}
@@ -287,11 +292,28 @@ def w_verl_console(run: dict, folder: Path, ranks: int = 1, np2: bool = False, n
         rows.setdefault(s, {}).update(named(v, VERL))
         rows[s]["training/global_step"] = s
         rows[s]["timing_s/step"] = 70 + v["length"] / 20
-    for s in sorted(rows):
-        body = " - ".join(f"{k}:{fmt_verl(x, np2)}" for k, x in rows[s].items())
+    jitter = np.random.default_rng(7)
+    order = sorted(rows)
+    if resume_at:
+        order = [s for s in order if s <= replay_to] + [-1] + [s for s in order if s > resume_at]
+    restarted = False
+    for s in order:
+        if s == -1:
+            restarted = True
+            lines += ["Traceback (most recent call last):", "ray.exceptions.ActorDiedError: The actor died "
+                      "unexpectedly before finishing this task.", "2026-11-26 02:40:13,551 INFO worker.py:1841 -- "
+                      "Started a local Ray instance.", f"(TaskRunner pid=31552) Load from checkpoint folder: "
+                      f"checkpoints/gsm8k/run/global_step_{resume_at}"]
+            continue
+        vals = rows[s]
+        if restarted and s <= replay_to:
+            vals = {k: x * math.exp(0.03 * jitter.normal()) for k, x in vals.items()}
+            vals["training/global_step"] = s
+        body = " - ".join(f"{k}:{fmt_verl(x, np2)}" for k, x in vals.items())
         for r in range(ranks):
             ip = f", ip=10.20.3.{11 + r}" if ranks > 1 else ""
-            lines.append(f"(TaskRunner pid={20817 + 97 * r}{ip}) step:{s} - {body}")
+            pid = 31552 if restarted else 20817 + 97 * r
+            lines.append(f"(TaskRunner pid={pid}{ip}) step:{s} - {body}")
         if s % 50 == 0:
             lines.append(f"(WorkerDict pid=21004) INFO: saved checkpoint global_step_{s}")
     (folder / name).write_text("\n".join(lines) + "\n")
@@ -474,7 +496,7 @@ class Spec:
     write: Callable
     seed: int
     steps: int | tuple[int, int]
-    kind: str  # ok | conv | stop | rb | sor
+    kind: str  # ok | conv | stop | rb | sor | amb (continue or rollback)
     tags: str
     why: str
     onset: int | None = None
@@ -491,7 +513,11 @@ class Spec:
         else:
             assert self.onset is not None
             lo, hi = window(self.story, reached, self.onset)
-            labels = (rollback if self.kind == "rb" else stop_or_rollback)(lo, hi, self.onset)
+            if self.kind == "amb":  # a fault in how the eval is run, not necessarily in the model
+                labels = dict(accept=["continue", "rollback"], preferred="continue", rollback_window=[lo, hi],
+                              onset_step=self.onset)
+            else:
+                labels = (rollback if self.kind == "rb" else stop_or_rollback)(lo, hi, self.onset)
         return Case(self.name, lambda *_: None, self.write, self.seed, self.steps, labels, self.tags, self.why)
 
 
@@ -773,6 +799,48 @@ SPECS: list[Spec] = [
          "LoRA GRPO in an MLflow SQL store. Train reward flat at ~0.60 after step 700, but held-out accuracy "
          "peaked at 0.612 (step 800) and slid to 0.53 by 1200 of 2000 (N=800, sd 0.017; 4.8 sd): the adapter "
          "overfits the training distribution. Roll back to ~800.", onset=800),
+    Spec("bad-ppo-critic-collapse-after-warmup-verl-jsonl",
+         Story(knots((0, .20), (40, .20), (350, .52), (380, .53), (520, .36)),
+               {EV: (knots((0, .22), (40, .22), (350, .55), (380, .555), (520, .40)), 1319)}, EV, eval_every=20,
+               kl=knots((0, 0), (380, .012), (520, .05)), entropy=knots((0, .6), (380, .48), (520, .75)),
+               length=knots((0, 260), (380, 240), (520, 330)), grad_norm=knots((0, .4), (380, .4), (520, 1.1)),
+               lr=lambda s: 0.0 if s <= 40 else 1e-6,
+               extra={"critic/vf_loss": (knots((0, 35), (40, 1.4), (380, .35), (420, 2.5), (520, 9)), .08, True),
+                      "critic/vf_explained_var": (knots((0, -.7), (40, .3), (380, .62), (430, .1), (520, -.4)),
+                                                  .04, False),
+                      "critic/grad_norm": (knots((0, 900), (40, 25), (380, 6), (520, 60)), .2, True)}),
+         writer(w_verl_jsonl)(False, "gsm8k-ppo", "qwen25-3b-gae"), 1625, (520, 1000), "rb",
+         "rollback verl jsonl ppo critic-collapse",
+         "verl PPO with critic warm-up (40 steps, actor lr 0), then joint training that works until ~380: score "
+         "0.20 -> 0.53, val acc 0.22 -> 0.555. After 380 the critic breaks: vf_loss 0.35 -> 9, explained "
+         "variance 0.62 -> -0.4, critic grad norm x10, and the policy follows: val acc 0.40 at 520 (N=1319, sd "
+         "0.014; 11 sd). Roll back to ~380.", onset=380),
+    Spec("bad-resumed-log-appended-replays-steps-then-decline-verl-console",
+         Story(knots((0, .32), (380, .60), (420, .605), (600, .50)),
+               {EV: (knots((0, .35), (380, .63), (420, .635), (600, .53)), 1319)}, EV, eval_every=20,
+               kl=knots((0, 0), (420, .015), (600, .07)), entropy=knots((0, .5), (420, .35), (600, .12)),
+               length=knots((0, 250), (420, 210), (600, 140)), grad_norm=const(.3), lr=const(1e-6)),
+         writer(w_verl_console)(1, True, "nohup.out", 200, 243), 1626, (600, 1000), "rb",
+         "rollback verl console numpy2 resume replayed-steps entropy-collapse",
+         "verl GRPO console log appended across a crash: the job died after step 243 and restarted from "
+         "global_step_200, so steps 201-243 appear twice (second copy with fresh noise). That part is benign. "
+         "Later, from ~420, entropy collapses 0.35 -> 0.12 and responses shrink 210 -> 140 tokens; GSM8K val acc "
+         "peaked at 0.635 (~420) and is 0.53 at 600 (N=1319, sd 0.013; 8 sd). Roll back to ~420.", onset=420),
+    Spec("amb-eval-shorter-max-len-truncates-eval-only-openrlhf-tb",
+         Story(knots((0, .30), (300, .48), (600, .58), (1200, .64)),
+               {"eval_math_pass1": (knots((0, .30), (300, .46), (340, .465), (600, .40)), 500),
+                "eval_math_truncated_rate": (knots((0, .01), (300, .03), (600, .30)), 500)}, "eval_math_pass1",
+               eval_every=30, kl=knots((0, 0), (600, .03)), length=knots((0, 900), (300, 1800), (600, 2900)),
+               trunc=knots((0, .005), (600, .02)), grad_norm=const(.35), lr=const(5e-7)),
+         writer(w_tb)(OPENRLHF, "", "eval/", sub="tb/qwen25-math-7b-rpp"), 1627, (600, 1200), "amb",
+         "ambiguous tensorboard openrlhf eval-truncation length-growth",
+         "OpenRLHF REINFORCE++ trained with 4096 generation tokens but evaluated with 2048. Responses grow "
+         "900 -> 2900 tokens; train truncation stays ~1% and train reward keeps rising 0.48 -> 0.58. The eval "
+         "truncates instead (eval truncated_rate 0.03 -> 0.30), so eval pass@1 peaks at 0.465 (~340) and falls "
+         "to 0.40 by 600 (N=500, sd 0.022; 3 sd). If the 2048 budget is the deployment budget the older model "
+         "is better (rollback); if not, the policy is still improving and the eval config is wrong (continue). "
+         "Both are defensible; continue is preferred since the model is better at its training budget.",
+         onset=340),
     Spec("bad-partial-credit-format-farming-trackio",
          Story(knots((0, .30), (350, .50), (650, .60)),
                {"eval_accuracy": (knots((0, .30), (350, .44), (380, .445), (650, .36)), 500)}, "eval_accuracy",
