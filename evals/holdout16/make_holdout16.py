@@ -96,7 +96,8 @@ class Story:
     def _batch(self, rng: np.random.Generator, p: float) -> dict:
         if self.rkind == "score":
             x = rng.normal(p, self.rsd, size=self.P * self.G)
-            return dict(reward=float(x.mean()), reward_std=float(x.std()), zero_std=0.0, pct0=0.0, pct1=0.0)
+            return dict(reward=float(x.mean()), reward_std=float(x.std()), group_std=float(x.std()), zero_std=0.0,
+                        pct0=0.0, pct1=0.0)
         p = min(max(p, 1e-4), 1 - 1e-4)
         q = rng.beta(CONC * p, CONC * (1 - p), size=self.P)
         if self.rkind == "partial":
@@ -104,7 +105,8 @@ class Story:
         else:
             x = rng.binomial(1, np.repeat(q, self.G)).reshape(self.P, self.G).astype(float)
         same = x.std(axis=1) == 0
-        return dict(reward=float(x.mean()), reward_std=float(x.std()), zero_std=float(same.mean()),
+        return dict(reward=float(x.mean()), reward_std=float(x.std()), group_std=float(x.std(axis=1).mean()),
+                    zero_std=float(same.mean()),
                     pct0=float(100 * (same & (x[:, 0] == 0)).mean()),
                     pct1=float(100 * (same & (x[:, 0] == 1)).mean()))
 
@@ -176,7 +178,7 @@ TRL015 = dict(reward="reward", reward_std="reward_std", kl="kl", length="complet
 VERL = {"reward": "critic/score/mean", "kl": "actor/kl_loss", "entropy": "actor/entropy",
         "length": "response_length/mean", "trunc": "response_length/clip_ratio", "grad_norm": "actor/grad_norm",
         "lr": "actor/lr"}
-OPENRLHF = dict(reward="train/reward", reward_std="train/group_reward_std", kl="train/kl",
+OPENRLHF = dict(reward="train/reward", group_std="train/group_reward_std", kl="train/kl",
                 length="train/response_length", trunc="train/truncated", grad_norm="train/actor_grad_norm",
                 lr="train/actor_lr")
 NEMO = dict(reward="train/reward", kl="train/kl_penalty", entropy="train/approx_entropy",
@@ -411,7 +413,8 @@ def w_mlflow_db(run: dict, folder: Path, vocab: dict = TRL) -> None:
     db.close()
 
 
-def w_trackio(run: dict, folder: Path, vocab: dict = TRL, project: str = "grpo-partial") -> None:
+def w_trackio(run: dict, folder: Path, vocab: dict = TRL, project: str = "grpo-partial",
+              name: str = "qwen3-4b-partial-credit") -> None:
     """Trackio: one SQLite DB per project, one JSON metrics blob per log call, keys after HF rewrite_logs."""
     db = sqlite3.connect(folder / f"{project}.db")
     db.executescript("""
@@ -422,7 +425,6 @@ def w_trackio(run: dict, folder: Path, vocab: dict = TRL, project: str = "grpo-p
     CREATE TABLE system_metrics (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp TEXT NOT NULL,
         run_name TEXT NOT NULL, metrics TEXT NOT NULL);
     """)
-    name = "qwen3-4b-partial-credit"
     t0 = NOW - run["train"][-1][0] * 40
     ts = lambda s: time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t0 + s * 40))  # noqa: E731
     db.execute("INSERT INTO configs (run_name, config, created_at) VALUES (?, ?, ?)",
@@ -669,14 +671,14 @@ SPECS: list[Spec] = [
          writer(w_tb)(OPENRLHF, "", "eval/", sub="tb/qwen25-05b-grpo"), 1612, (600, 2000), "stop",
          "stop tensorboard openrlhf never-learns",
          "OpenRLHF GRPO on a 0.5B model with 4 samples per prompt: reward 0.08 flat for 600 steps (most groups "
-         "all-zero, group_reward_std tiny), eval pass@1 0.10 flat (N=500, sd 0.013) from step 0 to 600 of 2000. "
+         "all-zero, mean group_reward_std ~0.1), eval pass@1 0.10 flat (N=500, sd 0.013) from step 0 to 600 of 2000. "
          "No learning signal reaches the policy; more steps will not help. Stop.", onset=200),
     Spec("stop-finished-best-at-end-trackio",
          Story(knots((0, .30), (600, .52), (1000, .58)),
                {"eval_accuracy": (knots((0, .28), (600, .50), (1000, .56)), 500)}, "eval_accuracy", eval_every=50,
                rkind="binary", log_every=5, kl=knots((0, 0), (1000, .03)), grad_norm=const(.3),
                lr=knots((0, 1e-6), (1000, 0)), age_hours=9),
-         writer(w_trackio)(TRL, "grpo-finished"), 1613, (1000, 1000), "stop",
+         writer(w_trackio)(TRL, "grpo-finished", "qwen3-1.7b-gsm8k-lr-decay"), 1613, (1000, 1000), "stop",
          "stop trackio finished best-at-end",
          "Trackio project DB of a TRL GRPO run that finished its 1000 planned steps 9 hours ago, lr decayed to "
          "0. Eval accuracy 0.28 -> 0.56 (N=500, sd 0.022), highest at the end (0.50 at 600, 0.56 at 1000). A "
