@@ -661,3 +661,28 @@ def test_a_best_point_behind_now_without_an_established_decline_is_named_for_ref
     assert not best.behind and best.best_step is not None and best.best_step < 800
     text = prompts.render(prompts.SUMMARY_TEMPLATE, evidence.summary_values(JudgeRequest(run=run, diagnostics=d)))
     assert f"step {best.best_step} is named for reference only" in text
+
+
+def test_no_reference_note_when_the_best_is_the_latest_evaluation_and_every_bullet_keeps_its_line(tmp_path):
+    """Training runs on past the last evaluation (eval at 360, training at 400) and that evaluation is the best: no
+    'later evaluations' to speak of. And the best-point section's bullets each start their own line (a reader met
+    '...confirms one- passed over:')."""
+    n = 400
+    steps = np.arange(1, n + 1)
+    run = make_run(tmp_path, reward=0.3 + 0.2 * steps / n + ar1(1, n, 0.3, 0.02), kl=0.002 + 0.01 * steps / n,
+                   eval_every=40, eval_values=np.array([0.30, 0.31, 0.33, 0.34, 0.36, 0.37, 0.39, 0.40, 0.42]))
+    d = assessor.diagnose(run)
+    text = prompts.render(prompts.SUMMARY_TEMPLATE, evidence.summary_values(JudgeRequest(run=run, diagnostics=d)))
+    assert "named for reference only" not in text
+    assert re.search(r"[^\n]- (passed over|broken from|bounded by|before step|no later than)", text) is None
+
+
+def test_the_holding_eval_finding_does_not_call_lower_evaluations_above(tmp_path):
+    ev = np.array([0.40, 0.46, 0.50, 0.53, 0.545, 0.55, 0.531, 0.54, 0.535, 0.546, 0.548])
+    n = 550
+    steps = np.arange(1, n + 1)
+    run = make_run(tmp_path, reward=np.minimum(0.3 + 0.3 * steps / 300, 0.6) + ar1(3, n, 0.3, 0.02),
+                   kl=0.002 + 0.01 * steps / n, eval_every=50, eval_values=ev)
+    holding = [f for f in assessor.diagnose(run).findings if f.kind == "eval_holding"]
+    assert holding and all("0.0x" not in f.observation and "no higher than the latest two" in f.observation
+                           for f in holding)

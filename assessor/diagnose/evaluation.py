@@ -348,8 +348,11 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
             "eval", "eval_holding", "info",
             f"{label} holds near its peak: the evaluations around the peak ({num(out.peak)} at step "
             f"{out.peak_step}; {len(around_peak)} evaluations, mean {num(_shown_mean(metric, around_peak))}) stand "
-            f"{shown:.1f}x its eval-to-eval noise of {num(noise)} above the latest two (mean "
-            f"{num(float(np.mean(values[-2:])))}; now {num(out.now)}), under the 2x a decline needs",
+            + (f"{shown:.1f}x its eval-to-eval noise of {num(noise)} above the latest two (mean "
+               f"{num(float(np.mean(values[-2:])))}; now {num(out.now)}), under the 2x a decline needs"
+               if decline > 0 else
+               f"no higher than the latest two (mean {num(float(np.mean(values[-2:])))}; now {num(out.now)}): "
+               "nothing is lost since the peak"),
             [peak_step]))
     out.findings = findings
     return out

@@ -468,6 +468,9 @@ def best_values(
         "near_start": row is not None and b.level is not None and b.band is not None
         and abs(b.level - row["start"]) <= b.band,
         "behind": b.behind, "breakage_step": b.breakage_step, "breakage": b.breakage,
+        # A held-out best point with evaluations after it and no decline established: named for reference only.
+        "later_evaluations": not b.behind and b.basis == "eval" and b.best_step is not None and any(
+            c.metric == b.metric and c.now_step > b.best_step for c in d.eval.curves),
         "expected_checkpoint_step": b.expected_checkpoint_step, "save_steps": b.save_steps,
         "checkpoint_step": b.checkpoint_step, "reason": scrub(b.reason),
         "on_disk": len(checkpoints),
