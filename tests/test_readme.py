@@ -10,7 +10,8 @@ from tests.conftest import REPO
 README = (REPO / "README.md").read_text(encoding="utf-8")
 RESULTS = REPO / "evals" / "results"
 SETS = ("real_runs", "synthetic", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7",
-        "holdout8", "holdout9", "holdout10", "holdout11", "holdout12", "holdout13", "holdout14", "holdout15")
+        "holdout8", "holdout9", "holdout10", "holdout11", "holdout12", "holdout13", "holdout14", "holdout15",
+        "holdout16")
 
 
 def test_the_readme_needs_nothing_outside_the_repository():
