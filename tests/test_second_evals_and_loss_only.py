@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from assessor.diagnose import diagnose
 from assessor.ingest import load_run
@@ -473,3 +474,27 @@ def test_the_holding_eval_finding_quotes_the_mean_its_ratio_is_taken_from(tmp_pa
                    kl=0.002 + 0.01 * steps / n, eval_every=50, eval_values=ev)
     holding = next(f for f in diagnose(run).findings if f.kind == "eval_holding")
     assert "3 evaluations, mean 0.562" in holding.observation
+
+
+def test_the_slide_start_fits_equal_a_least_squares_fit_at_every_knee():
+    """The knee's two fits come from running sums (a 300k-step reward curve has as many levels); at every knee they
+    must equal a least-squares solver's answer, the one-point slide included."""
+    from assessor.diagnose.checkpoint import _knee_fits
+
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        n = int(rng.integers(4, 30))
+        t = np.sort(rng.choice(np.arange(0, 3000, 10), n, replace=False)).astype(np.float64)
+        y = 0.5 + np.cumsum(rng.normal(0, 0.02, n))
+        ramp, drop, jumps = _knee_fits(t, y)
+        for k in range(n - 1):
+            x = np.maximum(t - t[k], 0.0)
+            design = np.stack([np.ones(n), x], axis=1)
+            coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+            expected = float(np.sum((design @ coef - y) ** 2)) if coef[1] < 0 else np.inf
+            assert ramp[k] == pytest.approx(expected, rel=1e-6, abs=1e-12)
+            design = np.stack([(t <= t[k]).astype(np.float64), (t > t[k]).astype(np.float64), x], axis=1)
+            coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+            assert jumps[k] == pytest.approx(coef[0] - coef[1], rel=1e-6, abs=1e-9)
+            expected = float(np.sum((design @ coef - y) ** 2)) if coef[2] <= 0 and coef[0] > coef[1] else np.inf
+            assert drop[k] == pytest.approx(expected, rel=1e-6, abs=1e-12)

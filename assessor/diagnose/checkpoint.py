@@ -451,20 +451,7 @@ def _decline_start(curve: _Curve, as_good: np.ndarray) -> int | None:
     y = curve.levels[start:].astype(np.float64)
     if len(t) < 4:
         return None
-    ramp = np.full(len(t) - 1, np.inf)
-    drop = np.full(len(t) - 1, np.inf)
-    jumps = np.zeros(len(t) - 1)
-    for k in range(len(t) - 1):
-        x = np.maximum(t - t[k], 0.0)
-        design = np.stack([np.ones_like(t), x], axis=1)
-        coef, *_ = np.linalg.lstsq(design, y, rcond=None)
-        if coef[1] < 0:
-            ramp[k] = float(np.sum((design @ coef - y) ** 2))
-        design = np.stack([(t <= t[k]).astype(np.float64), (t > t[k]).astype(np.float64), x], axis=1)
-        coef, *_ = np.linalg.lstsq(design, y, rcond=None)
-        jumps[k] = coef[0] - coef[1]
-        if coef[2] <= 0 and jumps[k] > 0:
-            drop[k] = float(np.sum((design @ coef - y) ** 2))
+    ramp, drop, jumps = _knee_fits(t, y)
     k = int(np.argmin(drop))
     sse = drop if np.isfinite(drop[k]) and jumps[k] > STEP_BANDS * curve.band else ramp
     k = int(np.argmin(sse))
@@ -472,6 +459,53 @@ def _decline_start(curve: _Curve, as_good: np.ndarray) -> int | None:
         return None  # no fall, or a "level" of one point: nothing says the good stretch ended before its newest point
     step = int(t[k])
     return step if _splits(as_good, curve.steps <= step) else None
+
+
+def _knee_fits(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Both level-then-falling fits at every knee k (the last point of the level), in one O(n) pass of running sums.
+
+    `ramp[k]`: the squared error of a level and a straight slide from t[k] (inf unless it slides down); `drop[k]`: of
+    a level up to t[k], then a line of its own from below it (inf unless it steps down and does not climb); `jumps`:
+    that step's depth. A slide of one point is not determined: like a least-squares solver, it takes the
+    smallest-norm line through it (in the steps' own units).
+    """
+    n = len(t)
+    u = (t - t[0]) / max(float(t[-1] - t[0]), 1.0)  # steps scaled to [0, 1]: the fits' errors do not depend on the unit
+
+    def after(a: np.ndarray) -> np.ndarray:  # sums over i > k, for k = 0 .. n - 2
+        return np.cumsum(a[::-1])[::-1][1:]
+
+    def upto(a: np.ndarray) -> np.ndarray:  # sums over i <= k
+        return np.cumsum(a)[:-1]
+
+    uk = u[:-1]
+    count = np.arange(n - 1, 0, -1, dtype=np.float64)  # points after the knee
+    su, suu, sy, syy, suy = after(u), after(u * u), after(y), after(y * y), after(u * y)
+    total, total_sq = float(y.sum()), float((y * y).sum())
+    # The slide: y = a + b max(u - u_k, 0) over all points.
+    sx = su - count * uk
+    sxx = suu - 2.0 * uk * su + count * uk * uk
+    sxy = suy - uk * sy
+    cov, var = sxy - sx * total / n, sxx - sx * sx / n
+    ramp = np.where(cov / var < 0, (total_sq - total * total / n) - cov * cov / var, np.inf)
+    # The fall: the level's mean up to k, a line of its own after it.
+    kept = np.arange(1, n, dtype=np.float64)
+    py, pyy = upto(y), upto(y * y)
+    level = py / kept
+    left = pyy - py * py / kept
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var_r = suu - su * su / count
+        cov_r = suy - su * sy / count
+        slope = cov_r / var_r
+        right = (syy - sy * sy / count) - cov_r * cov_r / var_r
+        start = sy / count - slope * (su / count - uk)  # the line's value at the knee
+    gap = float(t[-1] - t[-2])
+    slope[-1] = y[-1] * gap / (1.0 + gap * gap)  # one point after the knee (raw units, as lstsq's smallest norm)
+    start[-1] = y[-1] / (1.0 + gap * gap)
+    right[-1] = 0.0
+    jumps = level - start
+    drop = np.where((slope <= 0) & (jumps > 0), left + right, np.inf)
+    return ramp, drop, jumps
 
 
 def _keeps_good_checkpoint(ctx: Context, curve: _Curve, as_good: np.ndarray, cap: int) -> bool:
