@@ -267,6 +267,9 @@ def mann_kendall_p(y: np.ndarray, rho: float) -> float:
     return 2 * normal_sf(abs(z))
 
 
+MIN_TREND_POINTS = 4  # fewer points in a window is no test of a direction (reported flat, with no change)
+
+
 def trend(
     series: Series, start_step: int | None = None, alpha: float = 0.05, min_change_noise: float = 0.25,
     end_step: int | None = None,
@@ -287,7 +290,7 @@ def trend(
         mask = np.zeros(len(steps), dtype=bool)
         mask[-min(8, len(steps)):] = True
     x, y = steps[mask].astype(np.float64), values[mask]
-    if len(y) < 4 or x[-1] == x[0]:
+    if len(y) < MIN_TREND_POINTS or x[-1] == x[0]:
         return TrendResult("flat", 0.0, 0.0, 1.0, int(x[0]) if len(x) else 0)
     fit = theil_sen(y, x)
     slope = float(fit.slope)

@@ -31,7 +31,7 @@ from assessor.diagnose.entropy import above_uniform
 from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.kl_reward import coefficient_scaled
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
-from assessor.diagnose.robust import MAX_SPIKES
+from assessor.diagnose.robust import MAX_SPIKES, MIN_TREND_POINTS
 from assessor.diagnose.signals import SCHEDULE_METRICS
 from assessor.ingest.aliases import CANONICAL
 from assessor.judge.base import JudgeRequest
@@ -217,7 +217,6 @@ def spike_values(spikes: Sequence[Spike]) -> dict[str, Any]:
 
 # Noise under this share of a curve's range is no noise a move can be sized against (a smooth exported curve).
 SMOOTH_CURVE_NOISE = 1e-3
-MIN_TREND_POINTS = 4  # what `robust.trend` needs to test a direction at all
 
 
 def _signal_row(
@@ -234,7 +233,7 @@ def _signal_row(
     trend_noise = s.trend_change_noise if noise == s.noise else s.trend_change / noise if noise > 0 else None
     if noise < SMOOTH_CURVE_NOISE * abs(s.peak - s.trough):
         trend_noise = None  # a curve with no measurable noise (exported smooth, averaged): a ratio to it says nothing
-    few = s.points < MIN_TREND_POINTS  # the trend test needs four points: fewer is no test, not "flat (+0.0)"
+    few = s.points < MIN_TREND_POINTS  # too few for the trend test: no test, not "flat (+0.0)"
     spikes = confirmed if confirmed is not None else s.spikes
     jumps = [] if schedule else [
         c for c in s.discontinuities
