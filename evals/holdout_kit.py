@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,6 +113,24 @@ def build(here: Path, maker: str, yaml_name: str, prefix: str, set_tag: str, hea
     for line in skipped:
         print(f"SKIPPED {line}")
     return entries
+
+
+def main(here: Path, maker: str, yaml_name: str, prefix: str, set_tag: str, header: str, cases: list[Case],
+         write_run: Callable[[Case, Path], None], check: Callable[[list[Case]], None],
+         argv: list[str] | None = None) -> None:
+    """A generator's command line: every run and the case file; names given rewrite just those runs in place
+    (the case file kept); `--check` then prints the levels (`check` is the set's own)."""
+    args = sys.argv[1:] if argv is None else argv
+    only = [a for a in args if not a.startswith("--")]
+    chosen = [c for c in cases if not only or any(o in c.name for o in only)]
+    if only:
+        for case in chosen:
+            shutil.rmtree(here / "runs" / case.name, ignore_errors=True)
+            write_run(case, here / "runs" / case.name)
+    else:
+        build(here, maker, yaml_name, prefix, set_tag, header, chosen, write_run)
+    if "--check" in args:
+        check(chosen)
 
 
 def fresh_runs(runs: Path, maker: str) -> None:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import shutil
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -42,11 +41,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import holdout_kit
 from holdout_kit import (
     HEALTHY,
     Case,
     Skip,
-    build,
     converged,
     dump_json,
     rollback,
@@ -2003,17 +2002,13 @@ HEADER = """# Holdout set 13: hand-built runs written by make_holdout13.py, inde
 
 
 def main() -> None:
-    only = [a for a in sys.argv[1:] if not a.startswith("--")]
-    cases = [c for c in CASES if not only or any(o in c.name for o in only)]
-    if only:  # rewrite a few runs in place, keep the case file
-        for c in cases:
-            shutil.rmtree(HERE / "runs" / c.name, ignore_errors=True)
-            write_run(c, HERE / "runs" / c.name)
-    else:
-        build(HERE, "make_holdout13.py", "holdout13.yaml", "h13-", "holdout13", HEADER, cases, write_run)
-    if "--check" in sys.argv:
-        check(cases)
-        verify(HERE / "runs")
+    holdout_kit.main(HERE, "make_holdout13.py", "holdout13.yaml", "h13-", "holdout13", HEADER, CASES, write_run,
+                     _check_and_verify)
+
+
+def _check_and_verify(cases: list[Case]) -> None:
+    check(cases)
+    verify(HERE / "runs")
 
 
 if __name__ == "__main__":

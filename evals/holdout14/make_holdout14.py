@@ -27,7 +27,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import shutil
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -38,10 +37,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import holdout_kit
 from holdout_kit import (
     HEALTHY,
     Case,
-    build,
     converged,
     dump_json,
     rollback,
@@ -1756,16 +1755,8 @@ HEADER = """# Holdout set 14: hand-built runs written by make_holdout14.py, inde
 
 
 def main() -> None:
-    only = [a for a in sys.argv[1:] if not a.startswith("--")]
-    cases = [c for c in CASES if not only or any(o in c.name for o in only)]
-    if only:  # rewrite a few runs in place, keep the case file
-        for c in cases:
-            shutil.rmtree(HERE / "runs" / c.name, ignore_errors=True)
-            write_run(c, HERE / "runs" / c.name)
-    else:
-        build(HERE, "make_holdout14.py", "holdout14.yaml", "h14-", "holdout14", HEADER, cases, write_run)
-    if "--check" in sys.argv:
-        check(cases)
+    holdout_kit.main(HERE, "make_holdout14.py", "holdout14.yaml", "h14-", "holdout14", HEADER, CASES, write_run,
+                     check)
 
 
 if __name__ == "__main__":

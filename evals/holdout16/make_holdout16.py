@@ -38,10 +38,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import holdout_kit
 from holdout_kit import (
     HEALTHY,
     Case,
-    build,
     converged,
     dump_json,
     rollback,
@@ -898,17 +898,8 @@ HEADER = """# Holdout set 16: hand-built runs written by make_holdout16.py, inde
 
 
 def main() -> None:
-    only = [a for a in sys.argv[1:] if not a.startswith("--")]
-    cases = [c for c in CASES if not only or any(o in c.name for o in only)]
-    if only:
-        import shutil
-        for c in cases:
-            shutil.rmtree(HERE / "runs" / c.name, ignore_errors=True)
-            write_run(c, HERE / "runs" / c.name)
-    else:
-        build(HERE, "make_holdout16.py", "holdout16.yaml", "h16-", "holdout16", HEADER, cases, write_run)
-    if "--check" in sys.argv:
-        check(cases)
+    holdout_kit.main(HERE, "make_holdout16.py", "holdout16.yaml", "h16-", "holdout16", HEADER, CASES, write_run,
+                     check)
 
 
 if __name__ == "__main__":
