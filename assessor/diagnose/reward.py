@@ -119,7 +119,6 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
     first[:width], last[-width:] = True, True
     peak_mask, latest, from_peak, declined = _decline(series, width, s)
     peak_steps = series.steps[peak_mask]
-    peak_step = int(np.median(peak_steps))
     progress = robust.level_shift(series, first, last)
     overlapping = bool((peak_mask & latest).any())
     noise = max(series.noise, robust.noise_floor(series.values))
@@ -152,10 +151,10 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
         findings.append(finding(
             metric, "reward_peaked_then_declined", severity,
             f"{metric} peaked at {num(s.peak)} around step {s.peak_step} and is {num(s.now)} now; the decline "
-            f"test's stretch around it, steps {int(peak_steps[0])}–{int(peak_steps[-1])} (centred on {peak_step}), "
-            f"averaged {-from_peak.t:.1f} standard errors above the latest {int(latest.sum())} logged steps: it has "
+            f"test's stretch around it, steps {int(peak_steps[0])}–{int(peak_steps[-1])}, averaged "
+            f"{-from_peak.t:.1f} standard errors above the latest {int(latest.sum())} logged steps: it has "
             f"lost {lost}{again}",
-            [peak_step]))
+            [s.peak_step]))
     elif s.trend == "rising":
         slowing = " but the rise is slowing (the latest third moves at under half the middle third's rate)" if (
             s.slowing) else ""
