@@ -300,3 +300,22 @@ def test_the_held_out_section_gives_no_second_size_for_an_eval_decline():
         section = user_text(name).split("## Held-out eval")[-1].split("\n## ")[0]
         if "## Held-out eval" in user_text(name):
             assert "noise units" not in section, (name, section)
+
+
+@pytest.mark.parametrize("name", REAL_RUN_NAMES)
+def test_a_stable_kl_quadrant_says_why_when_the_table_reads_otherwise(name):
+    """ "kl stable" beside a KL row that reads "falling (-31.9)" or "rising (+4.8)" read as a contradiction."""
+    text = user_text(name)
+    kl_row = next((x for x in text.splitlines() if x.startswith("| kl |")), None)
+    quadrant = next((x for x in text.splitlines() if x.startswith("- quadrant now")), None)
+    if kl_row is None or quadrant is None or ": kl stable" not in quadrant:
+        return
+    trend = kl_row.split("|")[6].strip().split(" ")[0]
+    if trend == "falling":
+        assert "(KL falling in the table" in quadrant, quadrant
+        assert "KL steady at" not in text
+    elif trend == "rising":
+        assert "(KL still rising in the table" in quadrant, quadrant
+        assert "KL steady at" not in text
+    else:
+        assert "(KL " not in quadrant.split(": kl stable")[1].split(";")[0], quadrant

@@ -272,6 +272,30 @@ def _kl_trend_now(kl: SignalSummary) -> str:
     return kl.trend
 
 
+def kl_not_drifting(kl: SignalSummary) -> str | None:
+    """Why a KL the quadrant calls stable reads otherwise in the signals table (None when the table says flat too).
+
+    "Stable" means not drifting away from the reference: a falling KL is pulled back, and one still rising but
+    levelling off into a small share of its level has flattened (`_kl_trend_now`). Said in words wherever "stable"
+    sits beside a table row that reads "falling" or "rising", so the two are not taken for a contradiction.
+    """
+    if kl.trend == "falling":
+        return "falling in the table: pulled back towards the reference, not drifting"
+    if kl.trend == "rising" and _kl_trend_now(kl) != "rising":
+        return ("still rising in the table, but slowing and by under a quarter of its level over the window: "
+                "levelled off")
+    return None
+
+
+def _kl_steady(kl: SignalSummary) -> str:
+    """KL's level in a stable quadrant's finding, in words that agree with the table's trend."""
+    if kl.trend == "falling":
+        return f"KL falling to {num(kl.now)} (pulled back, not drifting)"
+    if kl.trend == "rising":
+        return f"KL levelling off at {num(kl.now)}"
+    return f"KL steady at {num(kl.now)}"
+
+
 def _direction(trend: str) -> str:
     return {"rising": "up", "falling": "down"}.get(trend, "flat")
 
@@ -386,15 +410,15 @@ def _findings(
                            "reward (whether that transfers is the held-out eval's to say)", [since]))
     elif quadrant == "kl_stable_reward_up":
         out.append(finding("kl_reward", quadrant, "info",
-                           f"{reward_move} with KL steady at {num(kl.now)}: improving on the training reward "
+                           f"{reward_move} with {_kl_steady(kl)}: improving on the training reward "
                            "without drifting", [since]))
     elif quadrant == "kl_stable_reward_flat":
         out.append(finding("kl_reward", quadrant, "watch",
-                           f"KL steady at {num(kl.now)} and {reward_level} flat: the run is neither improving nor "
+                           f"{_kl_steady(kl)} and {reward_level} flat: the run is neither improving nor "
                            "drifting now", [since]))
     else:
         out.append(finding("kl_reward", quadrant, "warning",
-                           f"{reward_move} with KL steady at {num(kl.now)}", [since]))
+                           f"{reward_move} with {_kl_steady(kl)}", [since]))
     # Growth without bound: still rising fast relative to its own level, with no sign of levelling off.
     # (Every run's KL is many times its near-zero start; that alone says nothing.)
     # Not below a hundredth of a nat (per token): there the policy has hardly moved, however fast in relative terms.

@@ -29,7 +29,7 @@ from typing import Any
 
 from assessor.diagnose.entropy import above_uniform
 from assessor.diagnose.evaluation import LOWER_IS_BETTER
-from assessor.diagnose.kl_reward import coefficient_scaled
+from assessor.diagnose.kl_reward import coefficient_scaled, kl_not_drifting
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
 from assessor.diagnose.robust import MAX_SPIKES, MIN_TREND_POINTS
 from assessor.diagnose.signals import SCHEDULE_METRICS
@@ -354,6 +354,8 @@ def kl_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
         "measured": k.kl_measured,
         "absent_reason": scrub(k.kl_absent_reason) if k.kl_absent_reason else None,
         "quadrant_now": k.quadrant_now.replace("_", " ") if k.quadrant_now else None,
+        "kl_stable_reading": kl_not_drifting(kl) if kl is not None and k.quadrant_now
+        and k.quadrant_now.startswith("kl_stable") else None,
         "beta": run.facts.beta, "kl_now": kl.now if kl is not None else None,
         "coefficient_scaled": coefficient_scaled(run.facts),
         # The quadrant now is read on the KL's recent-trend window, the timeline on equal slices of the run: say
