@@ -1445,3 +1445,42 @@ def test_a_learning_rate_tripled_at_a_resume_is_named_and_undone_in_the_advice(t
     plain = make_run(tmp_path / "plain", reward=0.3 + 0.2 * np.clip(STEPS / 200, 0, 1) + ar1(111, N, 0.3, 0.01),
                      learning_rate=warm)
     assert "lr_raised" not in {f.kind for f in diagnose(plain).findings}
+
+
+# --- what holdout 17 showed: frequent evaluations of a steady climb, held-out metrics named for their task
+
+
+def test_a_finished_run_whose_frequent_evaluations_still_climb_is_extended(tmp_path):
+    """Evaluated every 10 steps, a steady climb adds under one noise unit per evaluation: the latest one is never
+    a clear new high, but the latest quarter of the evaluations stands well above the quarter before."""
+    rng = np.random.default_rng(75)
+    reward = 0.2 + 0.45 * STEPS / N + ar1(75, N, 0.3, 0.02)
+    evals = 0.2 + 0.4 * np.arange(1, 31) / 30 + rng.normal(0, 0.018, 30)
+    evals[-2:] = evals[:-2].max() - [0.005, 0.01]  # the latest two set no new high
+    run = with_evals(make_run(tmp_path, reward=reward, config={"max_steps": N}).path, "accuracy", 10, evals)
+    d = diagnose(run)
+    curve = d.eval.curves[0]
+    assert d.run.state == "finished" and curve.new_high_noise < 1.0 and curve.recent_rise_noise >= 3.0
+    v = verdict(run)
+    assert v.decision == "continue" and "extend" in v.headline.lower()
+    # the same evaluations levelled off over their latest half: the final weights are kept
+    flat = evals.copy()
+    flat[15:] = 0.4 + np.tile([0.006, -0.004, 0.002, -0.006, 0.004], 3)
+    run = with_evals(make_run(tmp_path / "b", reward=np.minimum(reward, 0.45), config={"max_steps": N}).path,
+                     "accuracy", 10, flat)
+    assert diagnose(run).eval.curves[0].recent_rise_noise < 3.0
+    assert verdict(run).decision == "stop"
+
+
+@pytest.mark.parametrize("name", ["chrf", "bleu", "rougeL", "comet_qe", "sacrebleu", "f1"])
+def test_held_out_text_generation_metrics_are_read_as_quality(tmp_path, name):
+    """A translation run's chrF falling from its peak while the reward (a QE model) still climbs is a rollback; the
+    eval was ignored when its name was not a known quality word."""
+    reward = 0.7 + 0.15 * STEPS / N + ar1(76, N, 0.3, 0.01)
+    peak_then_slide = np.concatenate([52 + 6 * np.arange(1, 11) / 10, 58 - 5 * np.arange(1, 6) / 5])
+    scores = peak_then_slide + np.array([.3, -.2, .1, 0, -.3, .2, 0, -.1, .2, 0, .1, -.2, 0, .2, -.1])
+    run = with_evals(make_run(tmp_path, reward=reward).path, name, 20, scores)
+    d = diagnose(run)
+    assert f"eval/{name}" in [c.metric for c in d.eval.curves]
+    v = verdict(run)
+    assert v.decision == "rollback" and v.rollback_step is not None and 160 <= v.rollback_step <= 200

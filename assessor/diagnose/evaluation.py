@@ -35,6 +35,9 @@ _GOLD_TOKENS = frozenset({"gold"})
 _BENCHMARK_STEMS = ("gsm8k", "math", "aime", "amc", "mmlu", "humaneval", "mbpp", "gpqa", "hellaswag", "truthfulqa",
                     "olympiad", "minerva", "livecodebench", "bbh", "ifeval", "alpacaeval", "svamp", "asdiv",
                     "theoremqa", "winogrande", "mgsm", "codeforces")
+# Held-out series named after a standard text-generation metric (translation, summarisation, extraction): `chrf`,
+# `eval_bleu`, `rougeL`, `comet_qe`, `f1`. All are higher-is-better.
+_GENERATION_METRIC_STEMS = ("bleu", "sacrebleu", "chrf", "comet", "rouge", "meteor", "bertscore", "bleurt", "f1")
 TASK_CHECK_WORDS = ("correct", "accura", "exact", "match", "pass", "solve", "verif")
 MIN_EVALS = 4  # evaluations needed to say an eval does not move
 PLATEAU_EVALS = 4  # evaluations after the bend needed to call an eval plateau (the slope bound carries the proof)
@@ -70,7 +73,7 @@ def _quality_name(metric: str) -> bool:
     """A held-out series whose name says it measures quality (and not length, time, KL, ...)."""
     lowered = metric.lower()
     named = any(w in lowered for w in _QUALITY_WORDS) or bool(_tokens(metric) & _QUALITY_TOKENS) or any(
-        token.startswith(_BENCHMARK_STEMS) for token in _tokens(metric))
+        token.startswith(_BENCHMARK_STEMS + _GENERATION_METRIC_STEMS) for token in _tokens(metric))
     return named and not any(w in lowered for w in _NOT_QUALITY_WORDS)
 
 
@@ -388,6 +391,7 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
         metric=name, points=len(values), start=float(values[0]), peak=float(values[peak_index]),
         peak_step=int(steps[peak_index]),
         new_high_noise=(float(np.max(score[-2:])) - float(np.max(score[:-2]))) / noise if len(score) > 2 else 0.0,
+        recent_rise_noise=_recent_rise(score, noise),
         now=float(np.mean(values[-2:])), now_step=int(steps[-1]), noise=noise,
         decline_noise=(float(score[peak_index]) - recent) / noise, moved=moved, train_change_noise=train,
         slowing=_slowing(steps, score), set_size=_set_size(metric, values),
@@ -415,6 +419,23 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
         # that saturated says nothing about the task while the main eval still climbs.
         findings.extend(_not_transferring(ctx, name, metric, steps, score, noise))
     return curve, findings
+
+
+RECENT_RISE_MIN_EVALS = 8  # two quarters of at least two evaluations each
+
+
+def _recent_rise(score: np.ndarray, noise: float) -> float:
+    """The latest quarter's mean over the quarter before it, in standard errors of their difference.
+
+    With frequent evaluations a steady climb adds less than one noise unit from one evaluation to the next, so
+    "the latest evaluation is a clear new high" misses it; two fixed quarters, each averaged, show it.
+    """
+    n = len(score)
+    if n < RECENT_RISE_MIN_EVALS or noise <= 0:
+        return 0.0
+    width = n // 4
+    latest, before = score[-width:], score[-2 * width:-width]
+    return (float(np.mean(latest)) - float(np.mean(before))) / (noise * math.sqrt(2.0 / width))
 
 
 def _slowing(steps: np.ndarray, score: np.ndarray) -> bool:

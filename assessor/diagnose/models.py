@@ -265,6 +265,9 @@ class EvalCurve(_Model):
     peak_step: int
     new_high_noise: float = Field(
         0.0, description="How far the best of the last two evaluations tops every earlier one, in noise units.")
+    recent_rise_noise: float = Field(
+        0.0, description="How far the latest quarter of the evaluations averages above the quarter before it, in "
+        "standard errors of that difference (0 with fewer than 8 evaluations).")
     now: float = Field(description="Mean of the last two evaluations.")
     now_step: int
     noise: float = Field(description="Eval-to-eval noise (robust, from differences).")

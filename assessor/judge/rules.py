@@ -214,7 +214,7 @@ def _learning_anyway(d: Diagnostics) -> bool:
 
 def _eval_still_climbing(d: Diagnostics) -> bool:
     """A held-out eval still setting clear new highs: the training reward's plateau is not the model's."""
-    return any(c.new_high_noise >= 1.0 and c.decline_noise < 1.0 for c in d.eval.curves)
+    return any(_eval_climbing(c) and c.decline_noise < 1.0 for c in d.eval.curves)
 
 
 def _sort(d: Diagnostics) -> _Weighed:
@@ -329,14 +329,26 @@ def _worth_extending(d: Diagnostics) -> bool:
     # the eval still climbs at full pace is the reward nearing its ceiling, not the model.
     curve = d.eval.curves[0] if d.eval.curves else None
     if curve is not None and curve.points >= 4:
-        return curve.new_high_noise >= 1.0 and not curve.slowing
+        return _eval_climbing(curve) and not curve.slowing
     return _still_improving(d) and not d.reward.slowing
+
+
+EVAL_RISE_ERRORS = 3.0  # the latest quarter of the evaluations this many standard errors above the one before
+
+
+def _eval_climbing(curve: EvalCurve) -> bool:
+    """A held-out curve still climbing: a clear new high at its latest evaluations, or a clear rise by quarters.
+
+    Frequent evaluations of a steady climb gain under a noise unit each, so the latest quarter of them is compared
+    with the quarter before as well.
+    """
+    return curve.new_high_noise >= 1.0 or curve.recent_rise_noise >= EVAL_RISE_ERRORS
 
 
 def _eval_stands_still(d: Diagnostics) -> EvalCurve | None:
     """The preferred held-out curve when its latest evaluations set no new best (a flat eval is not a climb)."""
     curve = d.eval.curves[0] if d.eval.curves else None
-    return curve if curve is not None and curve.points >= 4 and curve.new_high_noise < 1.0 else None
+    return curve if curve is not None and curve.points >= 4 and not _eval_climbing(curve) else None
 
 
 def _still_improving(d: Diagnostics) -> bool:
