@@ -1484,3 +1484,27 @@ def test_held_out_text_generation_metrics_are_read_as_quality(tmp_path, name):
     assert f"eval/{name}" in [c.metric for c in d.eval.curves]
     v = verdict(run)
     assert v.decision == "rollback" and v.rollback_step is not None and 160 <= v.rollback_step <= 200
+
+
+def test_a_preference_runs_held_out_loss_rising_while_its_accuracy_holds_sends_it_back_to_the_loss_minimum(tmp_path):
+    """holdout17: DPO's held-out accuracy flat since its peak while the held-out loss climbs 9 noise units off its
+    minimum (the model grows confident on the pairs it gets wrong). The loss is the trainer's own measure of the
+    best model: a decline of it is a better model behind, not a side witness waiting for a second one."""
+    accuracy = np.array([0.62, 0.67, 0.70, 0.712, 0.709, 0.711, 0.708, 0.710, 0.707, 0.709, 0.711, 0.708])
+    margin = np.linspace(0.3, 2.4, 12)
+    loss = np.array([0.62, 0.58, 0.55, 0.53, 0.54, 0.545, 0.57, 0.60, 0.63, 0.66, 0.70, 0.74])
+    n = 1200
+    steps = np.arange(1, n + 1)
+    run = make_run(tmp_path, loss=np.maximum(0.1, 0.69 - 0.5 * steps / n) + ar1(123, n, 0.3, 0.01),
+                   rewards__margins=0.3 + 2.0 * steps / n + ar1(124, n, 0.3, 0.05),
+                   rewards__accuracies=np.minimum(0.9, 0.55 + 0.4 * steps / n) + ar1(125, n, 0.3, 0.02),
+                   config={"max_steps": 2000, "beta": 0.1})
+    run = with_evals(run.path, "rewards/accuracies", 100, accuracy)
+    run = with_evals(run.path, "rewards/margins", 100, margin)
+    run = with_evals(run.path, "loss", 100, loss)
+    d = diagnose(run)
+    assert any(f.kind == "eval_declining" and f.signal == "eval/loss" for f in d.findings)
+    assert not any(f.kind == "eval_declining" and f.signal == "eval" for f in d.findings)
+    v = verdict(run)
+    # the newest evaluation as good as the loss minimum (0.53 at 400; 0.54 at 500), before its climb
+    assert v.decision == "rollback" and v.rollback_step in (400, 500)

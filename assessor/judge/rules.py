@@ -119,8 +119,10 @@ def _kind(finding: Finding) -> str:
     folded = breakage_kind(finding)
     if folded is not None and folded != "nonfinite":
         return folded
-    # A side eval (not the preferred held-out measure) falling is a witness, not decisive on its own.
-    if finding.kind == "eval_declining" and finding.signal != "eval":
+    # A side eval (not the preferred held-out measure) falling is a witness, not decisive on its own. A held-out
+    # loss is read only where the loss measures quality (preference and supervised training): there it is what the
+    # trainer picks its best model by, finer than the accuracy on the same pairs, and its rise is decisive.
+    if finding.kind == "eval_declining" and finding.signal not in ("eval", "eval/loss"):
         return "side_eval_declining"
     return finding.kind
 
