@@ -1508,3 +1508,28 @@ def test_a_preference_runs_held_out_loss_rising_while_its_accuracy_holds_sends_i
     v = verdict(run)
     # the newest evaluation as good as the loss minimum (0.53 at 400; 0.54 at 500), before its climb
     assert v.decision == "rollback" and v.rollback_step in (400, 500)
+
+
+def test_a_reward_fallen_to_its_floor_while_the_held_out_eval_holds_is_a_stop_not_a_rollback(tmp_path):
+    """holdout17: a curriculum callback jumps to a stage the policy cannot solve. The reward falls to about 0 and
+    nearly every group scores alike, but the held-out eval, taken all along, holds its level: what changed is the
+    data, not the model, so nothing better lies behind; with no learning signal left, stop. The same run whose
+    held-out eval falls after the drop is a rollback."""
+    n = 600
+    steps = np.arange(1, n + 1)
+    rng = np.random.default_rng(126)
+    reward = np.where(steps <= 250, 0.35 + 0.35 * steps / 250, 0.012) + np.abs(ar1(126, n, 0.3, 0.01))
+    zero_spread = np.where(steps <= 250, 0.3, 0.92) + ar1(127, n, 0.3, 0.01)
+    k = np.arange(1, 13)  # evaluations every 50 steps
+    # (holdout17's evaluations) a lucky best at the stage change, then the level it climbed to, within noise
+    holds = np.array([0.40, 0.396, 0.41, 0.438, 0.484, 0.458, 0.462, 0.464, 0.446, 0.48, 0.464, 0.458])
+    falls = np.where(k <= 5, holds, 0.46 - 0.03 * (k - 5)) + np.where(k <= 5, 0, rng.normal(0, 0.004, 12))
+    outcomes = {}
+    for name, evals in (("holds", holds), ("falls", falls)):
+        run = make_run(tmp_path / name, reward=reward, frac_reward_zero_std=zero_spread,
+                       config={"max_steps": 1000})
+        run = with_evals(run.path, "accuracy", 50, evals)
+        assert "reward_floor_no_signal" in {f.kind for f in diagnose(run).findings}
+        outcomes[name] = verdict(run)
+    assert outcomes["holds"].decision == "stop", outcomes["holds"].headline
+    assert outcomes["falls"].decision == "rollback"

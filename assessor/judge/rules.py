@@ -128,7 +128,10 @@ def _kind(finding: Finding) -> str:
 
 
 # Training-reward trajectories that a current, healthy held-out eval overrules (the guide: eval outranks reward).
-REWARD_TRAJECTORY = frozenset({"reward_peaked_then_declined", "reward_below_start", "reward_falling"})
+# A reward fallen to its floor counts too: when the model held up on held-out data after the fall, what changed is
+# what the reward is scored on (harder prompts, a new reward), not the model, and there is nothing to go back to.
+REWARD_TRAJECTORY = frozenset({"reward_peaked_then_declined", "reward_below_start", "reward_falling",
+                               "reward_floor_no_signal"})
 
 
 def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
