@@ -430,6 +430,21 @@ def test_dpo_loss_stuck_at_ln2(tmp_path):
     assert only(d.findings, "dpo_loss_flat_at_ln2").severity == "warning"
 
 
+def test_a_few_noisy_dpo_losses_near_ln2_are_too_few_to_say_the_loss_stays_there(tmp_path):
+    """holdout14: 13 logged losses of a few pairs each (0.57-0.74 step to step) averaging 0.66 were called "stays at
+    ln 2" and stopped a healthy run at 9% of its budget: stretches of three such points could not have shown a fall.
+    The same noise over 300 logged steps can, and there a loss that stays put is flat at ln 2."""
+    rng = np.random.default_rng(53)
+    short = math.log(2) - 0.02 + rng.normal(0, 0.05, 13)
+    short[0] = math.log(2)
+    d = diagnose_loss(ctx(tmp_path / "short", loss=short, rewards__margins=np.linspace(0, 0.05, 13)))
+    assert "dpo_loss_flat_at_ln2" not in {f.kind for f in d.findings}
+    long = math.log(2) + rng.normal(0, 0.05, N)
+    long[0] = math.log(2)
+    d = diagnose_loss(ctx(tmp_path / "long", loss=long, rewards__margins=ar1(54, N, 0.3, 0.01)))
+    assert only(d.findings, "dpo_loss_flat_at_ln2").severity == "warning"
+
+
 def test_dpo_loss_near_ln2_with_pairs_told_apart_is_the_data_ceiling(tmp_path):
     # Crowd-labelled pairs (a third disagree) cap the accuracy near 0.6 and hold the loss near 0.66: the policy
     # separates the pairs as far as the labels allow. Read off the accuracy, not the loss alone.

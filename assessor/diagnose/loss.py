@@ -303,7 +303,11 @@ def _preference_loss(reading: Reading, separated: str | None = None, what: str =
         ))
     else:
         pattern = "stable"
-        if at_ln2 and abs(shift.after - LN2) <= LN2_BAND and abs(shift.t) < 2 and s.points >= 10 and not separated:
+        # "Stays at ln 2" is a claim that it did not fall: the comparison of the two stretches must be fine enough
+        # to have shown a fall of LN2_BAND (two standard errors of their difference), or it is only too noisy to say.
+        powered = noise * math.sqrt(2.0 / width) <= LN2_BAND / 2
+        if (at_ln2 and abs(shift.after - LN2) <= LN2_BAND and abs(shift.t) < 2 and s.points >= 10 and powered
+                and not separated):
             findings.append(finding(
                 metric, "dpo_loss_flat_at_ln2", "warning",
                 f"The {what} stays at {num(s.now)}, ln 2, over {s.points} steps: the policy does not "
