@@ -304,6 +304,22 @@ def test_a_critic_that_never_learnt_stops_a_run_that_is_not_learning_anyway(tmp_
     assert verdict(learnt).decision == "continue"
 
 
+def test_a_critic_still_climbing_towards_zero_in_its_warm_up_has_not_failed_to_learn(tmp_path):
+    """holdout16: verl's critic_warmup trains the critic alone for its first 40 steps; 22 steps in, its explained
+    variance has climbed from -0.75 to -0.21 and crosses 0 a few steps later. A scheduled check then read "never
+    learnt" and stopped a healthy run. A critic stuck near -0.2 for hundreds of steps, creeping up by a fraction of
+    what is left to 0, still has."""
+    n = 22
+    steps = np.arange(1, n + 1)
+    warming = -0.75 + 0.025 * steps + ar1(55, n, 0.3, 0.02)
+    run = make_run(tmp_path, reward=0.15 + 0.005 * np.sin(steps), critic__vf_explained_var=warming)
+    assert "critic_not_learning" not in {f.kind for f in diagnose(run).findings}
+    assert verdict(run).decision == "continue"
+    stuck = -0.25 + 0.06 * STEPS / N + ar1(57, N, 0.3, 0.03)
+    run = make_run(tmp_path / "stuck", reward=0.05 + ar1(58, N, 0.3, 0.01), critic__vf_explained_var=stuck)
+    assert "critic_not_learning" in {f.kind for f in diagnose(run).findings}
+
+
 def test_a_dip_of_a_few_early_evaluations_within_one_sampling_error_is_not_a_decline(tmp_path):
     # Four evaluations on 1,000 problems: 0.330 → 0.304 is under two sampling errors (0.015 each).
     reward = 0.26 + 0.06 * STEPS / N + ar1(43, N, 0.3, 0.02)

@@ -2,8 +2,9 @@
 
 Explained variance is 1 - Var(returns - values) / Var(returns): 1 for a perfect critic, 0 for one that predicts
 no better than a constant, negative for one that predicts worse. A healthy critic climbs above zero within its
-first updates; one that never does hands the policy advantages that are noise, so whatever the policy does
-afterwards is not learning from the reward. Zero is the line by construction, not a tuned threshold.
+first updates (or its warm-up); one that never does, and is not on its way there, hands the policy advantages
+that are noise, so whatever the policy does afterwards is not learning from the reward. Zero is the line by
+construction, not a tuned threshold.
 """
 
 from __future__ import annotations
@@ -30,7 +31,12 @@ def diagnose_critic(ctx: Context) -> CriticDiagnosis:
     best = float(np.max(robust.window_means(values, width))) if n >= width else float(np.max(values))
     out = CriticDiagnosis(explained_var_start=float(values[0]), explained_var_best=best,
                           explained_var_now=recent)
-    if n >= MIN_POINTS and best <= 0.0:
+    # Climbing towards 0 is a critic learning (during a critic warm-up, say), not one that never will: over its
+    # latest half it rose by at least what is left to 0, so at that pace it crosses within another half. (A critic
+    # stuck near -0.2 creeps up by a fraction of that.)
+    half = robust.trend(reading.series, int(steps[n // 2])) if n >= MIN_POINTS else None
+    climbing = half is not None and half.direction == "rising" and half.change >= -reading.summary.now
+    if n >= MIN_POINTS and best <= 0.0 and not climbing:
         out.findings.append(finding(
             "value_explained_var", "critic_not_learning", "warning",
             f"the critic has never learnt: value explained variance has stayed at or below 0 over all {n} logged "
