@@ -1545,7 +1545,10 @@ def test_a_reward_fallen_to_its_floor_while_the_held_out_eval_holds_is_a_stop_no
         run = make_run(tmp_path / name, reward=reward, frac_reward_zero_std=zero_spread,
                        config={"max_steps": 1000})
         run = with_evals(run.path, "accuracy", 50, evals)
-        assert "reward_floor_no_signal" in {f.kind for f in diagnose(run).findings}
+        d = diagnose(run)
+        assert "reward_floor_no_signal" in {f.kind for f in d.findings}
+        # the sheet's best point agrees with the verdict: nothing better behind while the eval holds
+        assert d.best_checkpoint.behind is (name == "falls")
         outcomes[name] = verdict(run)
     assert outcomes["holds"].decision == "stop", outcomes["holds"].headline
     assert outcomes["falls"].decision == "rollback"

@@ -342,9 +342,13 @@ def best_checkpoint(
     if basis == "eval":
         # The eval's own decline, or the training reward's while the eval stands below its best band: one crashed
         # evaluation is no decline alone, but with an established fall of the reward the better model is behind.
+        # An eval that holds over two or more evaluations since its peak outranks the reward's fall (the reward can
+        # fall because what it scores changed: a curriculum's harder stage).
         behind = _eval_declined(evaluation, metric) or (
             any(f.kind == "reward_peaked_then_declined" for f in reward.findings)
-            and curve.now < best_level - curve.band)
+            and curve.now < best_level - curve.band
+            and not (metric == f"eval/{evaluation.metric}"
+                     and any(f.kind == "eval_holding" for f in evaluation.findings)))
     elif basis == "task":
         behind = True  # read because it fell from its best (see `fallen_task`)
     else:
