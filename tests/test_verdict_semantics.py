@@ -1007,6 +1007,13 @@ def test_a_reward_that_steps_to_a_new_scale_with_the_policy_unbroken_is_read_fro
     assert any(f.kind == "reward_rescaled" for f in d.findings)
     assert d.best_checkpoint.behind is False
     assert verdict(run).decision == "continue"
+    # the sheet's table says its reward row is read on the new scale (a reader met a start and a peak that quietly
+    # restarted at the rescale, beside a dashboard curve peaking far above them)
+    sheet = summarize(JudgeRequest(run=run, diagnostics=d))
+    row = next(line for line in sheet.splitlines() if line.startswith("| reward_mean |"))
+    step = next(f.steps[0] for f in d.findings if f.kind == "reward_rescaled")
+    assert f"read from step {step}, where the reward's scale changed" in row
+    assert "read from step" not in next(line for line in sheet.splitlines() if line.startswith("| kl |"))
 
 
 def test_a_reward_that_drops_in_one_update_while_the_policy_lurches_is_a_collapse_not_a_rescale(tmp_path):

@@ -110,6 +110,8 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
         best_checkpoint=checkpoint, overoptimization=overoptimization, critic=critic,
         compute=compute_accounting(ctx, checkpoint, learning_signal),
         absent=_absent(ctx, kl_reward.kl_absent_reason), findings=findings,
+        rescaled_series=[] if rescale is None else [
+            "reward_mean", *rescale.train, *(f"eval/{name}" for name in rescale.evals)],
     )
 
 

@@ -473,5 +473,8 @@ class Diagnostics(_Model):
     overoptimization: OveroptimizationDiagnosis = Field(default_factory=lambda: OveroptimizationDiagnosis())
     critic: CriticDiagnosis = Field(default_factory=lambda: CriticDiagnosis())
     compute: ComputeAccounting = Field(default_factory=lambda: ComputeAccounting())
+    rescaled_series: list[str] = Field(
+        default_factory=list, description="Series read from a reward rescale on (`reward_rescaled`): training names, "
+        "held-out ones as `eval/<name>`.")
     absent: list[str] = Field(default_factory=list, description="Signals the run does not log, and what that hides.")
     findings: list[Finding] = Field(default_factory=list, description="All findings, most severe first.")

@@ -292,8 +292,11 @@ def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
             and not (k in SCHEDULE_SIGNALS and d.signals[k].peak == d.signals[k].trough)] + _eval_keys(d)
     rows = []
     noise_of = {c.metric: c.noise for c in d.eval.curves}
+    # Series the diagnosis reads from a reward rescale on: their start, peak and trough are the new scale's.
+    rescaled = next((f.steps[0] for f in d.findings if f.kind == "reward_rescaled" and f.steps), None)
     for key in keys:
         row = _signal_row(key, d.signals[key], scrub, d.instability.spikes.get(key), noise_of.get(key))
+        row["read_from"] = rescaled if key in d.rescaled_series else None
         r, e = d.reward, d.eval
         if key == r.metric and r.peak is not None and r.peak_step is not None:
             row.update(peak=r.peak, peak_step=r.peak_step, start=r.start if r.start is not None else row["start"],
