@@ -1559,3 +1559,17 @@ def test_a_reward_fallen_to_its_floor_while_the_held_out_eval_holds_is_a_stop_no
         outcomes[name] = verdict(run)
     assert outcomes["holds"].decision == "stop", outcomes["holds"].headline
     assert outcomes["falls"].decision == "rollback"
+
+
+def test_a_latest_evaluation_at_the_peak_with_nothing_behind_is_the_best_point_not_a_lucky_draw(tmp_path):
+    """holdout17: a converged run whose latest evaluation matched its peak; the best point passed it over as "a
+    lucky draw on the way down" and named an earlier step "for reference", beside "nothing is lost since the peak"."""
+    reward = 0.3 + 0.3 * np.clip(STEPS / 150, 0, 1) + ar1(128, N, 0.3, 0.01)
+    # holdout17's evaluations from its climb's end on, every 20 steps here
+    evals = np.array([0.518, 0.57, 0.578, 0.598, 0.552, 0.572, 0.594, 0.594, 0.59, 0.584, 0.58, 0.568, 0.572, 0.558,
+                      0.598])
+    run = with_evals(make_run(tmp_path, reward=reward).path, "accuracy", 20, evals)
+    best = diagnose(run).best_checkpoint
+    assert not best.behind
+    assert best.best_step == 300 and not best.passed_over, best.reason
+    assert "lucky draw" not in summarize(JudgeRequest(run=run, diagnostics=diagnose(run)))

@@ -357,6 +357,12 @@ def best_checkpoint(
         behind = False  # the latest evaluation is as good as the best: nothing better lies behind it
     last = ctx.run.last_step or best_step
     behind = behind or (breakage_step is not None and best_step < last)
+    latest = len(curve.steps) - 1
+    if basis == "eval" and not behind and lucky[latest] and eligible[latest]:
+        # Nothing is behind, so there is no way down for the latest evaluation to be a lucky draw on: scoring
+        # within the band of the best, it is a point as good as the best, and the newest.
+        as_good[latest], lucky[latest] = True, False
+        newest, best_step, passed_over = _newest(curve, as_good, lucky)
     knee = _decline_start(curve, as_good) if behind and breakage_step is None else None
     if knee is not None and not _keeps_good_checkpoint(ctx, curve, as_good, knee):
         knee = None
