@@ -319,3 +319,28 @@ def test_a_stable_kl_quadrant_says_why_when_the_table_reads_otherwise(name):
         assert "KL steady at" not in text
     else:
         assert "(KL " not in quadrant.split(": kl stable")[1].split(";")[0], quadrant
+
+
+def test_one_kl_jump_is_sized_once_on_the_sheet(tmp_path):
+    """holdout17: a KL jump read "0.0162 -> 0.0759 (5x)" in its finding, "0.0236 -> 0.0759" in the table's shifts
+    and "x2.07" as a magnitude jump at the same step. The finding quotes the table's shift; no magnitude jump is
+    listed where the row already lists a shift."""
+    import numpy as np
+
+    from tests.runs import ar1, make_run
+
+    n = 400
+    steps = np.arange(1, n + 1)
+    kl = np.where(steps < 250, 0.004 + 0.02 * steps / 250, 0.09) * (1 + ar1(60, n, 0.3, 0.03))
+    reward = np.where(steps < 250, 0.3 + 0.3 * steps / 250, 0.45) + ar1(61, n, 0.3, 0.01)
+    clip = np.where(steps < 250, 0.04, 0.12) * (1 + ar1(62, n, 0.3, 0.03))
+    run = make_run(tmp_path, reward=reward, kl=kl, clip_ratio__region_mean=clip)
+    d = diagnose(run)
+    jump = next(f for f in d.findings if f.kind == "kl_jump")
+    text = export_prompt(JudgeRequest(run=run, diagnostics=d, plots=[]), images=False).user
+    row = next(x for x in text.splitlines() if x.startswith("| kl |"))
+    shift = re.search(rf"{jump.steps[0]} up ({NUM})→({NUM})", row)
+    assert shift, row
+    assert f"from about {shift[1]} to {shift[2]} at step {jump.steps[0]}" in jump.observation
+    for line in (row, next(x for x in text.splitlines() if x.startswith("| clip_ratio"))):
+        assert "magnitude jumps" not in line, line

@@ -149,9 +149,12 @@ def _kl_jumps(kl: Reading, reward: Reading, planned: int | None) -> list[Finding
     latest[-width:] = True
     worse = before_jump.sum() >= 3 and not (before_jump & latest).any() and robust.level_shift(
         series, before_jump, latest).t <= -2.0
+    # Quoted as the signals table quotes the same shift (its segments' levels), when the table lists it.
+    shown = next(((c.segment_before, c.segment_after) for c in kl.summary.change_points
+                  if c.step == step and c.segment_before and c.segment_after is not None), (before, after))
     return [finding(
         "kl", "kl_jump", "critical" if worse else "warning",
-        f"KL jumped from about {num(before)} to {num(after)} at step {step} ({after / before:.0f}x) "
+        f"KL jumped from about {num(shown[0])} to {num(shown[1])} at step {step} ({shown[1] / shown[0]:.0f}x) "
         f"and stayed there{' while reward fell' if worse else ''}: the policy lurched away from its reference",
         [step])]
 

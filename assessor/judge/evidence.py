@@ -235,9 +235,18 @@ def _signal_row(
         trend_noise = None  # a curve with no measurable noise (exported smooth, averaged): a ratio to it says nothing
     few = s.points < MIN_TREND_POINTS  # too few for the trend test: no test, not "flat (+0.0)"
     spikes = confirmed if confirmed is not None else s.spikes
+    # A magnitude jump where the row already lists a shift is the same event sized twice: the shift's from -> to
+    # says it (a reader met one KL jump as "0.0236 -> 0.0759" and "x2.07" side by side).
+    # The largest shifts are the ones listed (in step order): a small early step of a smooth rise must not crowd out
+    # the jump a finding is about.
+    listed = [] if schedule else sorted(
+        sorted(s.change_points, key=lambda c: -abs(c.size_noise))[:MAX_CHANGE_POINTS], key=lambda c: c.step)
+    shift_steps = [c.step for c in listed]
+    near = max(1, (s.last_step - s.first_step) // 100)
     jumps = [] if schedule else [
         c for c in s.discontinuities
         if min(abs(c.before), abs(c.after)) > max(s.noise, 1e-12)  # a ratio only from a non-zero base
+        and not any(abs(c.step - at) <= near for at in shift_steps)
     ]
     return {
         "key": key, "name": scrub.label(key), "points": s.points, "start": s.start, "peak": s.peak,
@@ -253,7 +262,7 @@ def _signal_row(
             {"step": c.step, "direction": c.direction,
              "before": c.before if c.segment_before is None else c.segment_before,
              "after": c.after if c.segment_after is None else c.segment_after}
-            for c in s.change_points[:MAX_CHANGE_POINTS]],
+            for c in listed],
         "more_shifts": 0 if schedule else max(0, len(s.change_points) - MAX_CHANGE_POINTS),
         "jumps": [{"step": c.step, "ratio": c.ratio} for c in jumps[:MAX_DISCONTINUITIES]],
         "more_jumps": max(0, len(jumps) - MAX_DISCONTINUITIES),
