@@ -498,3 +498,24 @@ def test_the_slide_start_fits_equal_a_least_squares_fit_at_every_knee():
             assert jumps[k] == pytest.approx(coef[0] - coef[1], rel=1e-6, abs=1e-9)
             expected = float(np.sum((design @ coef - y) ** 2)) if coef[2] <= 0 and coef[0] > coef[1] else np.inf
             assert drop[k] == pytest.approx(expected, rel=1e-6, abs=1e-12)
+
+
+def test_a_task_component_standing_still_is_not_excused_by_the_held_out_total_gaining_with_the_format_parts(
+        tmp_path):
+    """holdout17: the held-out accuracy component sat at 0 while the held-out total (format and tag parts) gained,
+    and a finding said "the gains do reach held-out data, and the flat one measures something training does not
+    target". The task check is what training targets; the total gaining with the other parts is the proxy."""
+    rng = np.random.default_rng(6)
+    rows: list[dict[str, float]] = []
+    n = 260
+    for step in range(1, n + 1):
+        fmt = min(1.0, 0.3 + 0.7 * step / 150) + float(rng.normal(0, 0.02))
+        rows.append({"step": step, "reward": fmt, "rewards/format_reward/mean": fmt,
+                     "rewards/accuracy_reward/mean": 0.0, "kl": 0.001 + 0.01 * step / n})
+        if step % 20 == 0:
+            efmt = min(1.0, 0.3 + 0.7 * step / 150) + float(rng.normal(0, 0.01))
+            rows.append({"step": step, "eval_reward": efmt, "eval_rewards/format_reward/mean": efmt,
+                         "eval_rewards/accuracy_reward/mean": 0.005 * float(rng.integers(0, 2))})
+    write_jsonl(tmp_path, rows)
+    found = kinds(load_run(tmp_path))
+    assert "eval_transfers_elsewhere" not in found

@@ -240,6 +240,10 @@ def _transfers_elsewhere(ctx: Context, flat: Finding, curves: list[EvalCurve]) -
     """
     if len(flat.steps) < 2:
         return flat
+    # A component of the trained reward standing still is something training does target (a task check at its
+    # floor while the format parts gain): the held-out total gaining with those parts is the proxy, not a transfer.
+    if flat.signal.removeprefix("eval/").startswith(COMPONENT_PREFIX):
+        return flat
     first, last = flat.steps[0], flat.steps[-1]
     for curve in curves:
         if curve.metric == flat.signal:
