@@ -223,9 +223,9 @@ def rescale_finding(rescale: Rescale) -> Finding:
     return finding(
         "reward_mean", "reward_rescaled", "watch",
         f"reward_mean stepped from about {num(rescale.before)} to {num(rescale.after)} at step {rescale.step}{evals} "
-        f"in one update while {', '.join(rescale.witnesses)} ran on unbroken: the reward's scale changed (a reward "
-        "model swapped or refreshed, normalisation switched on at a resume), not the model, so it is read from step "
-        f"{rescale.step} on; check what changed there", [rescale.step])
+        f"in one update while {', '.join(rescale.witnesses)} showed no jump at that update: the reward's scale "
+        "changed (a reward model swapped or refreshed, normalisation switched on at a resume), not the model, so it "
+        f"is read from step {rescale.step} on; check what changed there", [rescale.step])
 
 
 def policy_reset(run: Run, scan: RewardSteps | None) -> Finding | None:
@@ -272,7 +272,8 @@ def reward_stepped_up(run: Run, scan: RewardSteps | None) -> Finding | None:
         return finding(
             "reward_mean", "reward_stepped_up", "watch",
             f"reward_mean jumped from about {num(before)} to {num(after)} in one update at step {step} while "
-            f"{', '.join(witnesses)} ran on unbroken: no policy improves that much in one update, so the reward "
-            "itself changed there (a reward model swapped or refreshed, a new reward function); levels either side "
-            "are not comparable, so check what changed at that step", [step])
+            f"{', '.join(witnesses)} showed no jump at that update (what they did after is the policy training on "
+            "the new reward): no policy improves that much in one update, so the reward itself changed there (a "
+            "reward model swapped or refreshed, a new reward function); levels either side are not comparable, so "
+            "check what changed at that step", [step])
     return None
