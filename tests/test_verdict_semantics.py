@@ -1573,3 +1573,21 @@ def test_a_latest_evaluation_at_the_peak_with_nothing_behind_is_the_best_point_n
     assert not best.behind
     assert best.best_step == 300 and not best.passed_over, best.reason
     assert "lucky draw" not in summarize(JudgeRequest(run=run, diagnostics=diagnose(run)))
+
+
+def test_chosen_log_probs_falling_short_of_a_collapse_get_a_watch_and_change_nothing(tmp_path):
+    """holdout17's blind reader met a chosen log-prob row falling -187 -> -235 with no word on it, though the DPO
+    card flags the pattern. A fall short of the collapse ratio is a watch; three times as negative is the collapse."""
+    n = 600
+    steps = np.arange(1, n + 1)
+    common = {"loss": np.maximum(0.1, 0.69 - 0.4 * steps / n) + ar1(130, n, 0.3, 0.01),
+                  "rewards__margins": 0.3 + 2.0 * steps / n + ar1(131, n, 0.3, 0.05),
+                  "rewards__accuracies": np.minimum(0.9, 0.55 + 0.4 * steps / n) + ar1(132, n, 0.3, 0.02),
+                  "config": {"beta": 0.1}}
+    falling = make_run(tmp_path / "a", logps__chosen=-187 - 50 * steps / n + ar1(133, n, 0.3, 3.0), **common)
+    d = diagnose(falling)
+    assert {f.kind: f.severity for f in d.findings}.get("chosen_logps_falling") == "watch"
+    assert "chosen_logps_collapse" not in {f.kind for f in d.findings}
+    assert verdict(falling).decision == "continue"
+    collapsed = make_run(tmp_path / "b", logps__chosen=-187 - 500 * steps / n + ar1(134, n, 0.3, 3.0), **common)
+    assert "chosen_logps_collapse" in {f.kind for f in diagnose(collapsed).findings}

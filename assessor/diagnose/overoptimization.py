@@ -158,9 +158,17 @@ def _chosen_logps(ctx: Context) -> list[Finding]:
     first, last = np.zeros(series.n, dtype=bool), np.zeros(series.n, dtype=bool)
     first[:width], last[-width:] = True, True
     shift = robust.level_shift(series, first, last)
-    if not (shift.before < 0 and shift.after < 0 and shift.after <= CHOSEN_COLLAPSE * shift.before
-            and shift.t <= -DECLINE_T):
+    if not (shift.before < 0 and shift.after < 0 and shift.t <= -DECLINE_T):
         return []
+    if shift.after > CHOSEN_COLLAPSE * shift.before:
+        # Falling, not (yet) collapsed: common in DPO, where both answers get less likely as the margin widens; said
+        # as a watch so a reader does not meet the falling row with no word on it.
+        return [finding(
+            "logps_chosen", "chosen_logps_falling", "watch",
+            f"the chosen completions' log-probability fell from {num(shift.before)} to {num(shift.after)} "
+            f"({shift.after / shift.before:.2f}x, {-shift.t:.1f} standard errors): both answers getting less likely "
+            f"is common as the margin widens; a fall to {CHOSEN_COLLAPSE:g}x or more with the accuracy holding is a "
+            "collapse (the policy winning by making both unlikely)", [int(series.steps[0])])]
     accuracy = ctx.book.get("pref_accuracy") or ctx.book.get("pref_margin")
     holding = accuracy is None or accuracy.summary.trend != "falling"
     if not holding:
