@@ -344,3 +344,12 @@ def test_one_kl_jump_is_sized_once_on_the_sheet(tmp_path):
     assert f"from about {shift[1]} to {shift[2]} at step {jump.steps[0]}" in jump.observation
     for line in (row, next(x for x in text.splitlines() if x.startswith("| clip_ratio"))):
         assert "magnitude jumps" not in line, line
+
+
+def test_a_preference_runs_setup_block_has_no_sampling_lines():
+    """holdout17's blind reader met group size, a generated-length cap and a reward range on a DPO sheet."""
+    dpo = user_text("trl-dpo-qwen25-05b-orca-pairs").split("## Findings")[0]
+    assert "preference pairs: nothing is sampled" in dpo
+    assert "group size" not in dpo and "reward range" not in dpo
+    grpo = user_text("rfs-ch07-grpo-kl-500").split("## Findings")[0]
+    assert "group size" in grpo and "reward range" in grpo and "preference pairs" not in grpo

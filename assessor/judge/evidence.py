@@ -30,6 +30,7 @@ from typing import Any
 from assessor.diagnose.entropy import above_uniform
 from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.kl_reward import coefficient_scaled, kl_not_drifting
+from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
 from assessor.diagnose.robust import MAX_SPIKES, MIN_TREND_POINTS
 from assessor.diagnose.signals import SCHEDULE_METRICS
@@ -167,6 +168,8 @@ def run_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
         "batch_size": None,
         "reward_range": None,
         "group_size": facts.num_generations,
+        # Preference training samples nothing: no groups, no generated lengths, no reward function's range.
+        "preference": (algorithm or "") in PREFERENCE_ALGORITHMS,
         "beta": facts.beta,
         "learning_rate": facts.learning_rate,
         # Not in any config read, but logged: its peak and latest value say as much (a schedule, a typo like 5e-10).
@@ -470,6 +473,8 @@ def best_values(
         "smoothed": b.smoothed, "best_level": b.best_level, "best_level_step": b.best_level_step,
         "at_peak": _same(b.best_level, peak) and b.best_level_step == peak_step, "in_table": row is not None,
         "band": b.band, "band_kind": (b.band_kind or "").replace("_", " ") or None, "eval_set_size": b.eval_set_size,
+        # A preference accuracy is a pass rate over held-out pairs, not problems.
+        "eval_set_unit": "pairs" if (b.metric or "").removeprefix("eval/").startswith("pref_") else "problems",
         "passed_over": b.passed_over, "loss_bound_step": b.loss_bound_step,
         "reward_changed_step": b.reward_changed_step, "reward_peak_step": b.reward_peak_step,
         "decline_start_step": b.decline_start_step,
