@@ -1526,7 +1526,9 @@ def test_a_preference_runs_held_out_loss_rising_while_its_accuracy_holds_sends_i
     run = with_evals(run.path, "rewards/margins", 100, margin)
     run = with_evals(run.path, "loss", 100, loss)
     d = diagnose(run)
-    assert any(f.kind == "eval_declining" and f.signal == "eval/loss" for f in d.findings)
+    loss_decline = next(f for f in d.findings if f.kind == "eval_declining" and f.signal == "eval/loss")
+    # a loss is best at its lowest: it "has risen", it did not "peak" (a blind reader's complaint)
+    assert "was at its best (lowest) at" in loss_decline.observation and "peaked" not in loss_decline.observation
     assert not any(f.kind == "eval_declining" and f.signal == "eval" for f in d.findings)
     v = verdict(run)
     # the newest evaluation as good as the loss minimum (0.53 at 400; 0.54 at 500), before its climb

@@ -403,10 +403,13 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
     findings: list[Finding] = []
     evals_after_peak = len(values) - 1 - peak_index
     if not primary and not constant and evals_after_peak >= 2 and curve.decline_noise >= 2.0:
+        best = (f"was at its best (lowest) at {num(curve.peak)} at step {curve.peak_step} and has risen to average"
+                if metric in LOWER_IS_BETTER else
+                f"peaked at {num(curve.peak)} at step {curve.peak_step} and averages")
         findings.append(finding(
             name, "eval_declining", "warning",
-            f"held-out {metric} peaked at {num(curve.peak)} at step {curve.peak_step} and averages {num(curve.now)} "
-            f"over the last two evaluations ({times_noise(curve.decline_noise, noise)})",
+            f"held-out {metric} {best} {num(curve.now)} over the last two evaluations (a worsening of "
+            f"{times_noise(curve.decline_noise, noise)})",
             [curve.peak_step, curve.now_step]))
     train_rose = train is not None and train >= TRAIN_ROSE_T
     if constant:
