@@ -519,3 +519,26 @@ def test_a_task_component_standing_still_is_not_excused_by_the_held_out_total_ga
     write_jsonl(tmp_path, rows)
     found = kinds(load_run(tmp_path))
     assert "eval_transfers_elsewhere" not in found
+
+
+def test_the_luckiest_evaluation_of_a_flat_side_benchmark_is_no_peak_it_fell_from(tmp_path):
+    """holdout17: two flat side benchmarks (AIME pass@k on 30 problems, MATH-500) each had one lucky evaluation;
+    against it the latest two read as 2x-2.6x noise lower, two side declines made a rollback of a healthy run. The
+    peak is read with its neighbours, as the preferred series' is; a side benchmark that really slid still counts."""
+    rng = np.random.default_rng(7)
+    flat = np.array([0.50, 0.496, 0.482, 0.512, 0.484, 0.474, 0.482, 0.508, 0.512, 0.538, 0.512, 0.524, 0.518,
+                     0.482, 0.492, 0.50, 0.49, 0.476, 0.516, 0.488])
+    slid = np.concatenate([np.linspace(0.40, 0.52, 10), np.linspace(0.51, 0.42, 10)]) + rng.normal(0, 0.006, 20)
+    outcomes = {}
+    for name, side in (("flat", flat), ("slid", slid)):
+        rows: list[dict[str, float]] = []
+        for step in range(1, 401):
+            rows.append({"step": step, "reward": 0.3 + 0.3 * step / 400 + float(rng.normal(0, 0.03))})
+            if step % 20 == 0:
+                k = step // 20 - 1
+                rows.append({"step": step, "eval_accuracy": 0.3 + 0.2 * step / 400 + float(rng.normal(0, 0.01)),
+                             "eval_math500_acc": float(side[k])})
+        write_jsonl(tmp_path / name, rows)
+        outcomes[name] = {(f.kind, f.signal) for f in diagnose(load_run(tmp_path / name)).findings}
+    assert ("eval_declining", "eval/math500_acc") not in outcomes["flat"]
+    assert ("eval_declining", "eval/math500_acc") in outcomes["slid"]

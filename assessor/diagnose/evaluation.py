@@ -402,7 +402,12 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
     )
     findings: list[Finding] = []
     evals_after_peak = len(values) - 1 - peak_index
-    if not primary and not constant and evals_after_peak >= 2 and curve.decline_noise >= 2.0:
+    # As for the preferred series: the peak is read with its neighbours, so the luckiest of many evaluations of a
+    # flat curve is not a level the model has fallen from (the single best is picked after looking).
+    around_peak = score[max(0, peak_index - 1):peak_index + 2]
+    fell_from_around = (float(np.mean(around_peak)) - recent) / noise >= 2.0
+    if (not primary and not constant and evals_after_peak >= 2 and curve.decline_noise >= 2.0
+            and fell_from_around):
         best = (f"was at its best (lowest) at {num(curve.peak)} at step {curve.peak_step} and has risen to average"
                 if metric in LOWER_IS_BETTER else
                 f"peaked at {num(curve.peak)} at step {curve.peak_step} and averages")
