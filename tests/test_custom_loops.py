@@ -239,3 +239,47 @@ def test_a_folder_holding_framework_checkpoints_under_a_checkpoint_folder_is_a_c
     (tmp_path / "ckpt" / "qwen2").mkdir(parents=True)  # a name with a digit, no separator: not a step either
     steps = sorted(c.step for c in discover(tmp_path).checkpoints)
     assert steps == [100, 200]
+
+
+# --- holdout18's hand-written loops and launchers
+
+
+def test_a_quality_column_logged_on_few_rows_of_a_training_csv_is_a_held_out_evaluation(tmp_path):
+    """A custom PPO loop writes its judged win rate into the training CSV every 100 steps (blank elsewhere)."""
+    rows = [f"{s},{0.6 + 0.2 * s / 600:.4f},{0.01 * s:.4f},{'%.3f' % (0.5 + s / 6000) if s % 100 == 0 else ''}"
+            for s in range(1, 601)]
+    write_csv(tmp_path / "ppo_log.csv", "step,rm_score,kl_ref,win_rate_vs_ref", rows)
+    run = load_run(tmp_path)
+    assert "win_rate_vs_ref" in run.metric_names("eval") and "win_rate_vs_ref" not in run.metric_names("train")
+    assert "reward_mean" in run.metric_names("train")  # rm_score: the reward model's score is the reward
+    assert any("read as a held-out evaluation" in note for source in run.sources for note in source.notes)
+
+
+def test_a_dense_quality_column_stays_a_training_curve(tmp_path):
+    rows = [f"{s},{0.6 + 0.2 * s / 600:.4f},{0.5 + s / 6000:.4f}" for s in range(1, 601)]
+    write_csv(tmp_path / "log.csv", "step,reward,train_acc", rows)
+    run = load_run(tmp_path)
+    assert "train_acc" not in run.metric_names("eval")
+
+
+def test_a_launcher_log_that_ends_with_training_finished_marks_the_run_finished(tmp_path):
+    """OpenRLHF metrics in a JSONL beside a console log with no metric lines that ends 'Training finished.'"""
+    write_jsonl(tmp_path / "metrics.jsonl",
+                [{"global_step": s, "train/reward": 0.4 + s / 1000} for s in range(5, 505, 5)])
+    (tmp_path / "train.log").write_text(
+        "Total training steps: 500\nsaving checkpoint\nTraining finished. Total time: 3:07:45\n")
+    assert load_run(tmp_path).facts.training_ended
+    # an end line followed by more training is an earlier run's, far from the log's end
+    (tmp_path / "train.log").write_text("Training finished.\n" + "".join(f"step {s} running\n" for s in range(80)))
+    assert not load_run(tmp_path).facts.training_ended
+
+
+def test_a_held_out_key_that_loses_its_canonical_name_keeps_its_own_without_a_second_split_prefix(tmp_path):
+    """OpenRLHF's eval/eval_<dataset>_pass1 for two datasets: one is the held-out pass rate, the other its own."""
+    rows: list[dict[str, object]] = [{"global_step": s, "train/reward": 0.4 + s / 1000} for s in range(5, 505, 5)]
+    rows += [{"global_step": s, "eval/eval_humaneval_pass1": 0.5, "eval/eval_mbpp_pass1": 0.55}
+             for s in range(100, 501, 100)]
+    write_jsonl(tmp_path / "metrics.jsonl", rows)
+    names = load_run(tmp_path).metric_names("eval")
+    assert "mbpp_pass1" in names or "humaneval_pass1" in names
+    assert not any(n.startswith(("eval/", "eval_")) for n in names), names

@@ -40,6 +40,11 @@ from assessor.ingest.normalize import merge_pieces, normalize_source
         ("score_min", "reward_min", "train"),
         ("response_length_max_len", None, "train"),  # two length words and a max: still only length words
         ("prompt_len", "prompt_length_mean", "train"),
+        # holdout18's hand-written loops: a reward model's score, an abbreviated return
+        ("rm_score", "reward_mean", "train"),
+        ("rm_score_std", "reward_std", "train"),
+        ("train/ret", "reward_mean", "train"),
+        ("ep_ret", "reward_mean", "train"),
     ],
 )
 def test_plain_script_names_are_guessed(key, metric, split):
@@ -188,3 +193,10 @@ def test_held_out_accuracy_names_are_guessed(key, metric, split):
 def test_accuracy_look_alikes_are_not_guessed(key):
     resolved = resolve(key)
     assert resolved is None or resolved.metric not in ("accuracy", "pass_at_k")
+
+
+@pytest.mark.parametrize("key, metric", [("ent", "entropy"), ("gnorm", "grad_norm"),
+                                         ("resp_len", "response_length_mean"), ("train/gnorm", "grad_norm")])
+def test_common_abbreviations_of_custom_loops_are_listed(key, metric):
+    resolved = resolve(key)
+    assert resolved is not None and (resolved.metric, resolved.split, resolved.known) == (metric, "train", True)

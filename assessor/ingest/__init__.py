@@ -7,6 +7,7 @@ loaded when a run has event files). Each reader parses one format; `normalize` d
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -119,7 +120,7 @@ def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
     gpu, devices = _gpu(datas)
     samples = _latest_samples(datas, found)
     facts = _facts(found, datas, metrics)
-    facts.training_ended = any(data.carries_end_of_training() for data in datas)
+    facts.training_ended = any(data.carries_end_of_training() for data in datas) or _log_says_ended(found)
     _check_facts(facts, metrics, warnings)
     name = root.name if root.is_dir() else root.stem
     return Run(
@@ -149,6 +150,31 @@ def _load_tracking_run(source: str) -> Run:
         gpu_devices={}, facts=facts, sources=[_source_info(normalized, data, found, merged.unused)],
         warnings=warnings, location=source,
     )
+
+
+# Lines trainers print once training is over: HF Trainer's "Training completed. Do not forget to share your model",
+# verl's "Final validation metrics: {...}", the "Training finished" of many loops and launchers.
+_ENDED = re.compile(r"(?:^|[\s>|:\]])(Training (?:completed|complete|finished|done)\b|Final validation metrics\b)")
+_ENDED_LAST_LINES = 50  # only near a log's end: a marker followed by more training is an earlier run's
+_LOG_TAIL_BYTES = 65536
+_MAX_LOGS_SCANNED = 50  # a folder of sample dumps is no place to look for it
+
+
+def _log_says_ended(found: Discovery) -> bool:
+    """A text log beside the metrics (read for metrics or not) ends with an end-of-training line."""
+    logs = [path for path in found.files if path.suffix in (".log", ".out", ".txt", ".err")]
+    for path in logs[:_MAX_LOGS_SCANNED]:
+        try:
+            with path.open("rb") as fh:
+                size = fh.seek(0, 2)
+                fh.seek(max(0, size - _LOG_TAIL_BYTES))
+                tail = fh.read().decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        lines = [line for line in tail.splitlines() if line.strip()][-_ENDED_LAST_LINES:]
+        if any(_ENDED.search(line) for line in lines):
+            return True
+    return False
 
 
 def _newest_write(datas: list[SourceData]) -> float | None:

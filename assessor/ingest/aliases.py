@@ -62,7 +62,7 @@ CANONICAL: dict[str, tuple[str, ...]] = {
     "policy_shift_kl": ("policy/approxkl_avg", "ppo/policy/approxkl", "actor/ppo_kl", "ppo_kl"),
     "entropy": (
         "entropy", "objective/entropy", "actor/entropy", "actor/entropy_loss", "entropy_loss",
-        "approx_entropy", "entropy_avg", "ppo/policy/entropy", "policy/entropy_avg",
+        "approx_entropy", "entropy_avg", "ppo/policy/entropy", "policy/entropy_avg", "ent",
     ),
     "clip_ratio_region": (
         "clip_ratio/region_mean", "clip_ratio", "policy/clipfrac_avg", "ppo/policy/clipfrac",
@@ -86,7 +86,7 @@ CANONICAL: dict[str, tuple[str, ...]] = {
     "value_clip_ratio": ("critic/vf_clipfrac", "val/clipfrac_avg", "ppo/val/clipfrac"),
     "value_explained_var": ("critic/vf_explained_var", "ppo/val/var_explained"),
     "value_mean": ("critic/values/mean", "critic/vpred_mean", "values", "ppo/val/mean"),
-    "grad_norm": ("grad_norm", "actor/grad_norm", "actor_grad_norm", "gradient_norm"),
+    "grad_norm": ("grad_norm", "actor/grad_norm", "actor_grad_norm", "gradient_norm", "gnorm"),
     "critic_grad_norm": ("critic/grad_norm", "critic_grad_norm"),
     "lr": ("learning_rate", "lr", "ppo/learning_rate", "actor/lr", "actor_lr"),
     "critic_lr": ("critic/lr", "critic_lr"),
@@ -94,6 +94,7 @@ CANONICAL: dict[str, tuple[str, ...]] = {
     "response_length_mean": (
         "completions/mean_length", "completion_length", "tokens/responses_len_mean", "response_length/mean",
         "response_length", "rollout/response_length_mean", "mean_gen_tokens_per_sample", "avg_response_len",
+        "resp_len",
     ),
     "response_length_max": ("completions/max_length", "response_length/max", "max_gen_tokens_per_sample"),
     "response_length_min": ("completions/min_length", "response_length/min"),

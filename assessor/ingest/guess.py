@@ -114,6 +114,9 @@ _EPISODE = frozenset({"episode", "episodic", "ep", "env"})
 
 def _reward(tokens: list[str]) -> Guess | None:
     stems = frozenset({"reward", "rewards", "rew", "score", "scores"})
+    # `ret`, `ep_ret`: a hand-written loop's return, abbreviated (no framework logs its value targets so)
+    abbreviated = "ret" in tokens
+    tokens = ["return" if w == "ret" else w for w in tokens]
     split = _split_stat(tokens, stems | {"return"})
     if split is None:
         return None
@@ -122,11 +125,12 @@ def _reward(tokens: list[str]) -> Guess | None:
         # A custom loop's average return (`avg_return`, `episode_return`) is its reward. The plural is left
         # alone on purpose: in PPO logs `returns` are the value targets (`returns_mean`), not rewards.
         if rest.count("return") == 1 and set(rest) <= {"return"} | WHERE | _EPISODE and \
-                (stat == "mean" or (stat is None and set(rest) & _EPISODE)):
+                (stat == "mean" or (stat is None and (abbreviated or set(rest) & (_EPISODE | WHERE)))):
             return Guess("reward_mean", "return words", weak=True)
         return None
     # `total`: the sum of a loop's reward terms (`rew/total`, `total_reward`), the reward it trains on.
-    if not set(rest) & stems or not set(rest) <= stems | WHERE | _EPISODE | {"total"}:
+    # `rm`: a reward model's score (`rm_score`), the reward an RLHF loop trains on.
+    if not set(rest) & stems or not set(rest) <= stems | WHERE | _EPISODE | {"total", "rm"}:
         return None
     return Guess(f"reward_{stat or 'mean'}", "reward words", weak="total" in rest)
 

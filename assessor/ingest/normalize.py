@@ -18,6 +18,7 @@ Done once for every format, so each reader stays a plain parser:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
@@ -122,10 +123,18 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
     by_target: dict[tuple[str, str], list[Piece]] = {}
     guessed: list[Piece] = []
     unknown: list[str] = []
-    for key, hint, steps, values, times in _raw_series(data):
+    series = list(_raw_series(data))
+    longest = max((len(steps) for _, _, steps, _, _ in series), default=0)
+    for key, hint, steps, values, times in series:
         resolved = resolve(key)
         if resolved is None:
             continue
+        if _sparse_quality_column(key, hint, resolved.known, len(steps), longest):
+            # A custom loop that writes its periodic evaluation into the training log's own rows: a quality
+            # measure (a win rate, an accuracy) logged on a small share of the rows is that evaluation.
+            resolved = replace(resolved, split="eval")
+            out.notes.append(f"{key} is logged on {len(steps)} of {longest} rows and names a quality measure: read "
+                             "as a held-out evaluation")
         if len(steps) <= 3 and normal_form(key) in SUMMARY_WHEN_ONCE:
             out.notes.append(f"{key} logged {len(steps)} time{'s' if len(steps) != 1 else ''}: read as the trainer's "
                              "end-of-run summary, not a curve (a loop logging it every step shows it from the fourth)")
@@ -179,7 +188,7 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
         winner, losers = pieces[0], pieces[1:]
         out.pieces.append(winner)
         for loser in losers:
-            loser.metric = loser.source_key
+            loser.metric = _own_name(loser.source_key, split)
             out.pieces.append(loser)
         out.notes.append(
             f"{', '.join(repr(p.source_key) for p in pieces)} all map to {metric!r} ({split}); "
@@ -195,6 +204,37 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
         out.warnings.append(f"{rel_path}: {repeated_total} values logged twice for the same step; kept the last")
     out.unknown_keys = sorted(set(unknown))
     return out
+
+
+# Words that name a quality measure (how good the answers are), not a training statistic.
+_QUALITY_WORDS = frozenset({"win", "winrate", "acc", "accuracy", "pass", "pass1", "solve", "solved", "em", "exact",
+                            "correct", "bleu", "chrf", "rouge", "f1", "elo"})
+_TRAINING_WORDS = frozenset({"loss", "kl", "entropy", "ent", "grad", "lr", "len", "length", "time", "std", "clip",
+                             "reward", "rew", "score", "ret", "return", "tokens", "tok"})
+SPARSE_EVAL_SHARE = 0.2  # a column on at most this share of a log's rows (and at least three) is periodic
+
+
+def _sparse_quality_column(key: str, hint: int, known: bool, points: int, longest: int) -> bool:
+    """An unlisted key with no split of its own, naming a quality measure and logged on few rows of its source."""
+    if hint >= 0 or known or points < 3 or points > SPARSE_EVAL_SHARE * longest:
+        return False
+    words = set(re.split(r"[^a-z0-9]+", key.lower()))
+    return bool(words & _QUALITY_WORDS) and not words & _TRAINING_WORDS
+
+
+def _own_name(key: str, split: str) -> str:
+    """A held-out key that lost its canonical name keeps its own, without a split prefix of its own.
+
+    The metric is shown as `eval/<name>` already: `eval/eval_mbpp_pass1` becomes `eval/mbpp_pass1`, not
+    `eval/eval/eval_mbpp_pass1`.
+    """
+    if split != "eval":
+        return key
+    name = key
+    for prefix in ("eval/", "val/", "eval_", "val_"):
+        if name.startswith(prefix) and len(name) > len(prefix):
+            name = name[len(prefix):]
+    return name
 
 
 def _raw_series(data: SourceData) -> Iterator[tuple[str, int, np.ndarray, np.ndarray, np.ndarray]]:
