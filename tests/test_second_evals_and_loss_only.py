@@ -542,3 +542,18 @@ def test_the_luckiest_evaluation_of_a_flat_side_benchmark_is_no_peak_it_fell_fro
         outcomes[name] = {(f.kind, f.signal) for f in diagnose(load_run(tmp_path / name)).findings}
     assert ("eval_declining", "eval/math500_acc") not in outcomes["flat"]
     assert ("eval_declining", "eval/math500_acc") in outcomes["slid"]
+
+
+def test_a_preference_runs_held_out_accuracy_under_its_own_name_is_read_before_its_held_out_loss(tmp_path):
+    """OpenRLHF DPO logs its held-out preference accuracy as `eval/acc_mean` beside `eval/eval_loss`."""
+    rows: list[dict[str, float]] = []
+    for step in range(10, 910, 10):
+        rows.append({"step": step, "train/loss": 0.69 - 0.2 * step / 900, "train/acc": 0.55 + 0.3 * step / 900,
+                     "train/chosen_reward": -0.1 * step / 900, "train/reject_reward": -1.0 * step / 900})
+        if step % 50 == 0:
+            rows.append({"step": step, "eval/acc_mean": 0.55 + 0.1 * min(step, 500) / 500,
+                         "eval/eval_loss": 0.68 - 0.08 * min(step, 500) / 500})
+    write_jsonl(tmp_path, rows)
+    (tmp_path / "config.json").write_text(json.dumps({"algorithm": "dpo"}))
+    d = diagnose(load_run(tmp_path))
+    assert d.eval.metric == "acc_mean", d.eval.metric

@@ -1240,7 +1240,7 @@ def test_a_30_problem_benchmark_under_the_canonical_eval_name_does_not_outrank_a
     (tmp_path / "train.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
     run = load_run(tmp_path)
     d = diagnose(run)
-    assert d.eval.metric == "eval_math500_pass1", [c.metric for c in d.eval.curves]
+    assert d.eval.metric == "math500_pass1", [c.metric for c in d.eval.curves]
     assert verdict(run).decision == "continue"
 
 
@@ -1593,3 +1593,24 @@ def test_chosen_log_probs_falling_short_of_a_collapse_get_a_watch_and_change_not
     assert verdict(falling).decision == "continue"
     collapsed = make_run(tmp_path / "b", logps__chosen=-187 - 500 * steps / n + ar1(134, n, 0.3, 3.0), **common)
     assert "chosen_logps_collapse" in {f.kind for f in diagnose(collapsed).findings}
+
+
+def test_kl_drifting_while_the_reward_model_score_stands_still_is_no_drift_without_benefit_if_the_eval_rose(tmp_path):
+    """holdout18: a [0, 1] reward model's score climbs fast and then creeps near its ceiling while KL grows, which
+    reads as "KL up, reward flat: drift without benefit"; but the judged win rate beside it rose 4 sd since the
+    reward levelled off. The same run whose win rate stood still since then is the drift the stop is for."""
+    n = 1100
+    steps = np.arange(1, n + 1)
+    reward = np.where(steps < 400, 0.62 + 0.22 * steps / 400, 0.84 + 0.03 * (steps - 400) / 700)
+    reward = reward + ar1(140, n, 0.3, 0.01)
+    kl = 1.0 + 4.0 * steps / n + ar1(141, n, 0.3, 0.05)
+    rising = np.array([0.51, 0.534, 0.576, 0.568, 0.59, 0.638, 0.608, 0.622, 0.642, 0.656, 0.644])
+    flat = np.array([0.51, 0.534, 0.576, 0.568, 0.59, 0.582, 0.575, 0.588, 0.579, 0.585, 0.581])
+    decisions = {}
+    for name, win in (("rising", rising), ("flat", flat)):
+        run = with_evals(make_run(tmp_path / name, reward=reward, kl=kl, config={"max_steps": 3000}).path,
+                         "win_rate", 100, win)
+        kinds = {f.kind for f in diagnose(run).findings}
+        decisions[name] = (verdict(run).decision, "kl_up_reward_flat" in kinds)
+    assert decisions["rising"] == ("continue", False)
+    assert decisions["flat"][0] == "stop"

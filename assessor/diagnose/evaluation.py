@@ -112,6 +112,13 @@ def quality_metrics(ctx: Context) -> list[str]:
             at = preferred.index("reward_mean")
             preferred = preferred[:at] + [m for m in task_checks if m not in trained] + preferred[at:]
     others = [m for m in names if m not in preferred and _quality_name(m)]
+    if preference and "pref_accuracy" not in names and "loss" in preferred:
+        # A preference run's held-out accuracy under a name of its own (OpenRLHF's `eval/acc_mean`) is its preference
+        # accuracy: it goes before the held-out loss, as `pref_accuracy` would.
+        accuracy = [m for m in others if {"acc", "accuracy"} & _tokens(m)]
+        at = preferred.index("loss")
+        preferred = preferred[:at] + accuracy + preferred[at:]
+        others = [m for m in others if m not in accuracy]
     # A gold reward model (or a judge standing in for one) is the measure a learned proxy reward is checked
     # against: it goes first, since over-optimising the proxy shows only there.
     gold = [m for m in others if _tokens(m) & _GOLD_TOKENS]

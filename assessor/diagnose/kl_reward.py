@@ -58,6 +58,8 @@ def diagnose_kl_reward(ctx: Context) -> KlRewardDiagnosis:
     per_nat = logged_per_nat(ctx)
     drift = _drift_since_level_off(kl, reward, _early(ctx), per_nat) if quadrant_now in (
         "kl_up_reward_flat", "kl_up_reward_up") else None
+    if drift is not None and _held_out_rose_since(ctx, drift[1]):
+        drift = None  # the drift bought held-out gains: not "without benefit"
     since = kl.summary.trend_window_start
     then = (robust.level_at(kl.series, since), robust.level_at(reward.series, since))
     findings = _findings(quadrant_now, kl.summary, reward.summary, timeline, drift, then, per_nat)
@@ -211,6 +213,31 @@ def _early(ctx: Context) -> bool:
 
 EARLY_FOR_NEVER_MOVED = 0.2
 MIN_KL_GROWTH = 1.5  # KL at least half again as far from the reference as when reward stopped improving
+
+
+HELD_OUT_GAIN_NOISE = 2.0  # eval-to-eval noise units a held-out score must gain for a drift to have paid
+
+
+def _held_out_rose_since(ctx: Context, step: int) -> bool:
+    """A held-out quality series rose clearly since `step`: its latest two evaluations against its first two then.
+
+    The reward standing still while KL drifts is "drift without benefit" only if what the reward stands in for stood
+    still too: a reward model's score pinned near its ceiling says nothing about the judged win rate beside it.
+    """
+    from assessor.diagnose.evaluation import decline_noise, eval_score, quality_metrics
+
+    for metric in quality_metrics(ctx):
+        series = ctx.run.series(metric, "eval")
+        steps, values = series.index.to_numpy(), series.to_numpy()
+        since = steps >= step
+        if since.sum() < 4:
+            continue
+        score = eval_score(metric, values)
+        noise = decline_noise(metric, values, score)
+        part = score[since]
+        if noise > 0 and (float(np.mean(part[-2:])) - float(np.mean(part[:2]))) / noise >= HELD_OUT_GAIN_NOISE:
+            return True
+    return False
 
 
 def _drift_since_level_off(

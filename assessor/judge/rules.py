@@ -61,7 +61,8 @@ SPENT = {
 SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation", "length_at_cap_from_start",
                                     "signal_thinning"})
 # Most groups scoring alike leaves little to learn from, unless a held-out eval still climbs on what is left.
-SPENT_UNLESS_EVAL_CLIMBING = frozenset({"reward_converged", "signal_thinning"})
+# KL drifting while the reward stands still buys nothing only if the held-out eval stands still too.
+SPENT_UNLESS_EVAL_CLIMBING = frozenset({"reward_converged", "signal_thinning", "kl_up_reward_flat"})
 # A cap too tight from the very start only says the run is spent when reward never improved under it: a run
 # whose reward rose and holds is learning, truncated or not (a risk to watch).
 SPENT_UNLESS_NEVER_IMPROVED = frozenset({"length_at_cap_from_start", "reward_no_progress"})
