@@ -139,3 +139,40 @@ def test_consecutive_level_shifts_chain():
     for (_, after), (before, _) in itertools.pairwise(chained):
         assert after == before
     assert [round(level) for level in (chained[0][0], chained[0][1], chained[1][1], chained[2][1])] == [0, 4, 1, 6]
+
+
+def _same_numbers(a, b) -> bool:
+    """Equal bit for bit, the sign of a zero and NaN included."""
+    a, b = np.atleast_1d(np.asarray(a, dtype=np.float64)), np.atleast_1d(np.asarray(b, dtype=np.float64))
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _awkward_curves():
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 63, 64, 65, 1000, 1001, 30_000):
+        yield rng.normal(size=n)
+        yield np.round(rng.normal(size=n), 1)  # many ties
+        yield np.where(rng.random(n) < 0.7, 0.0, rng.normal(size=n))  # a median of zero
+        yield np.where(rng.random(n) < 0.5, -0.0, 0.0) + np.where(rng.random(n) < 0.1, 1.0, 0.0)  # signed zeros
+        with_nan = rng.normal(size=n)
+        with_nan[rng.integers(0, n)] = np.nan
+        yield with_nan
+        yield np.full(n, np.inf)
+    yield np.arange(100, dtype=np.int64)  # not floating point: np.median's own answer
+
+
+def test_median_is_numpys_median_bit_for_bit():
+    for values in _awkward_curves():
+        assert _same_numbers(robust.median(values), np.median(values)), values[:8]
+
+
+@pytest.mark.parametrize("width", [2, 3, 7, 20, 750, 751])
+def test_row_medians_are_numpys_row_medians_bit_for_bit(width):
+    for values in _awkward_curves():
+        usable = len(values) // width * width
+        if not usable:
+            continue
+        rows = values[:usable].reshape(-1, width)
+        assert _same_numbers(robust.row_medians(rows), np.median(rows, axis=1)), (width, values[:8])
+        windows = np.lib.stride_tricks.sliding_window_view(values, width)  # a strided view, as `rescale` passes
+        assert _same_numbers(robust.row_medians(windows), np.median(windows, axis=1))

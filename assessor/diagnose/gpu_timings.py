@@ -206,7 +206,7 @@ def _jumps(t: Timings, series: robust.Series) -> tuple[list[StepTimeJump], list[
     cuts = [int(series.red_steps[k]) for k, _, _ in robust.change_points(series)]
     while True:  # drop shifts too small to matter, then re-level the merged segments
         bounds = [int(steps[0]), *cuts, int(steps[-1]) + 1]
-        levels = [float(np.median(values[_window(steps, lo, hi)])) for lo, hi in itertools.pairwise(bounds)]
+        levels = [float(robust.median(values[_window(steps, lo, hi)])) for lo, hi in itertools.pairwise(bounds)]
         small = [c for i, c in enumerate(cuts) if levels[i] <= 0 or abs(levels[i + 1] / levels[i] - 1.0) < MIN_JUMP]
         if not small:
             break

@@ -125,7 +125,7 @@ def _level_steps(values: np.ndarray, k: int, noise: float) -> tuple[list[int], l
     # Every window's median at once (one numpy pass, not a Python loop over a long run's steps); the spread only
     # where a step was found.
     windows = np.lib.stride_tricks.sliding_window_view(values, k)  # windows[j] = values[j:j + k]
-    medians = np.median(windows, axis=1)
+    medians = robust.row_medians(windows)
     index = np.arange(k, len(values) - k + 1)  # i: the k points before are windows[i - k], the k from i windows[i]
     jump = medians[index] - medians[index - k]
     abrupt = np.abs(values[index] - medians[index - k]) >= ABRUPT_SHARE * np.abs(jump)
