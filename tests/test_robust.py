@@ -157,6 +157,9 @@ def _awkward_curves():
         with_nan = rng.normal(size=n)
         with_nan[rng.integers(0, n)] = np.nan
         yield with_nan
+        many_nan = np.round(rng.normal(size=n), 1)
+        many_nan[rng.random(n) < 0.2] = np.nan
+        yield many_nan
         yield np.full(n, np.inf)
     yield np.arange(100, dtype=np.int64)  # not floating point: np.median's own answer
 
@@ -176,3 +179,17 @@ def test_row_medians_are_numpys_row_medians_bit_for_bit(width):
         assert _same_numbers(robust.row_medians(rows), np.median(rows, axis=1)), (width, values[:8])
         windows = np.lib.stride_tricks.sliding_window_view(values, width)  # a strided view, as `rescale` passes
         assert _same_numbers(robust.row_medians(windows), np.median(windows, axis=1))
+
+
+def test_average_ranks_are_those_of_a_stable_sort():
+    def reference(values):
+        order = np.argsort(values, kind="stable")
+        ordered = values[order]
+        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+        ends = np.append(starts[1:], len(values))
+        ranks = np.empty(len(values))
+        ranks[order] = np.repeat((starts + 1 + ends) / 2.0, ends - starts)
+        return ranks
+
+    for values in _awkward_curves():
+        assert _same_numbers(robust.average_ranks(values), reference(values)), values[:8]
