@@ -193,3 +193,35 @@ def test_average_ranks_are_those_of_a_stable_sort():
 
     for values in _awkward_curves():
         assert _same_numbers(robust.average_ranks(values), reference(values)), values[:8]
+
+
+def _spikes_from_every_level(steps, values, noise, threshold=6.0, limit=robust.MAX_SPIKES):
+    """`spikes` as it read before the levels were bounded: the centred median at every point."""
+    level = robust.centred_median(values, 7, min_periods=3)
+    z = (values - level) / noise
+    candidates = np.flatnonzero(np.abs(z) >= threshold)
+    candidates = candidates[np.argsort(-np.abs(z[candidates]))][:limit]
+    return [(int(steps[i]), float(values[i]), float(level[i]), float(z[i])) for i in sorted(int(c) for c in candidates)]
+
+
+def test_spikes_found_by_the_bound_are_those_of_every_level():
+    rng = np.random.default_rng(11)
+    curves = list(_awkward_curves())
+    for n in (64, 500, 20_000):
+        base = ar1(int(rng.integers(0, 1000)), n, 0.5)
+        for count in (0, 3, 40):  # none, a few, more than the limit
+            spiky = base.copy()
+            spiky[rng.integers(0, n, count)] += rng.choice([-1, 1], count) * rng.uniform(3, 30, count)
+            curves.append(spiky)
+        stepped = np.round(base, 1)
+        stepped[n // 2:] += 5  # a regime change
+        curves.append(stepped)
+    for values in curves:
+        values = np.asarray(values, dtype=np.float64)
+        if np.isinf(values).any():  # the diagnosis hands `spikes` finite values (and NaN only in a test)
+            continue
+        steps = np.arange(len(values)) * 3
+        for noise, threshold in ((0.3, 6.0), (1.0, 6.0), (0.05, 4.0)):
+            got = [s[:4] for s in robust.spikes(steps, values, noise, threshold)]
+            expected = _spikes_from_every_level(steps, values, noise, threshold) if len(values) >= 7 else []
+            assert _same_numbers([x for s in got for x in s], [x for s in expected for x in s]), (len(values), noise)
