@@ -209,7 +209,10 @@ def main() -> None:
                         [cli, "assess", str(path.parent), "--judge", "rules", "--out", out], env)
                 result: dict[str, Any] = {"seconds": seconds}
             else:
-                seconds, rss, stdout, cpu = _popen_rss([sys.executable, __file__, "--worker", kind, str(path)])
+                # numpy's BLAS on one thread for the phases, as the CLI's `assess` loads it (`assessor.blas`)
+                env = {**os.environ, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
+                seconds, rss, stdout, cpu = _popen_rss([sys.executable, __file__, "--worker", kind, str(path)],
+                                                       env if kind == "phases" else None)
                 result = json.loads(stdout.strip().splitlines()[-1])
             result["cpu"] = cpu
             result["peak_rss"] = max(rss, result.get("load_peak", 0))
