@@ -225,3 +225,36 @@ def test_spikes_found_by_the_bound_are_those_of_every_level():
             got = [s[:4] for s in robust.spikes(steps, values, noise, threshold)]
             expected = _spikes_from_every_level(steps, values, noise, threshold) if len(values) >= 7 else []
             assert _same_numbers([x for s in got for x in s], [x for s in expected for x in s]), (len(values), noise)
+
+
+def test_the_reward_step_scan_reads_the_same_steps_from_the_medians_it_needs(monkeypatch):
+    from assessor.diagnose import rescale
+
+    rng = np.random.default_rng(13)
+    curves = []
+    for n in (60, 400, 5_000):
+        base = 0.5 + 0.02 * ar1(int(rng.integers(0, 1000)), n, 0.3)
+        for jumps in (0, 1, 3):
+            curve = base.copy()
+            for at in rng.integers(n // 4, n - n // 4, jumps):
+                curve[at:] += rng.choice([-1, 1]) * rng.uniform(0.1, 0.4)  # a new level, in one go
+            curves.append(curve)
+        spiky = base.copy()
+        spiky[rng.integers(0, n, n // 20)] += 0.5  # lucky batches: no new level
+        curves.append(spiky)
+        curves.append(np.round(base * 8) / 8)  # a reward of few values (many ties, zero-width windows)
+    curves.append(np.where(np.arange(300) < 150, 0.0, 1.0))
+    with_nan = curves[0].copy()
+    with_nan[30] = np.nan
+    curves.append(with_nan)
+    found = []
+    for values in curves:
+        for k in (5, 20):
+            noise = max(robust.noise_level(values)[0], 1e-12)
+            found.append(rescale._level_steps(values, k, noise))
+    monkeypatch.setattr(rescale, "_window_medians", lambda values, windows, index, rise, fall: robust.row_medians(
+        windows))
+    every = [rescale._level_steps(values, k, max(robust.noise_level(values)[0], 1e-12))
+             for values in curves for k in (5, 20)]
+    assert found == every
+    assert any(falls or rises for falls, rises in every)  # the curves do hold steps to find
