@@ -258,3 +258,26 @@ def test_the_reward_step_scan_reads_the_same_steps_from_the_medians_it_needs(mon
              for values in curves for k in (5, 20)]
     assert found == every
     assert any(falls or rises for falls, rises in every)  # the curves do hold steps to find
+
+
+def test_discontinuities_read_from_the_medians_a_doubling_needs_are_those_of_every_median(monkeypatch):
+    rng = np.random.default_rng(17)
+    curves = [c for c in _awkward_curves() if np.isfinite(c).all() or np.isnan(c).any()]
+    for n in (64, 500, 30_000):
+        level = np.exp(0.1 * ar1(int(rng.integers(0, 1000)), n, 0.5))
+        curves.append(level)  # smooth in log terms: no doubling anywhere
+        stepped = level.copy()
+        for at in rng.integers(n // 5, n - n // 5, 3):
+            stepped[at:] *= rng.choice([0.3, 2.5, 4.0])  # halvings and doublings held on both sides
+        curves.append(stepped)
+        spiky = level.copy()
+        spiky[rng.integers(0, n, n // 50)] *= 20  # gradient-norm spikes
+        curves.append(spiky)
+        curves.append(0.01 * ar1(int(rng.integers(0, 1000)), n, 0.2))  # around zero (a policy loss)
+    steps_of = [np.arange(len(c)) * 2 for c in curves]
+    found = [robust.discontinuities(steps, values) for steps, values in zip(steps_of, curves, strict=True)]
+    monkeypatch.setattr(robust, "_trailing_medians_for_jumps", lambda values, k, least: robust.trailing_median(
+        values, k))
+    every = [robust.discontinuities(steps, values) for steps, values in zip(steps_of, curves, strict=True)]
+    assert found == every
+    assert sum(len(f) for f in every) >= 6  # the curves do hold jumps to find

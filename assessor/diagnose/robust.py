@@ -580,6 +580,42 @@ def centred_median(values: np.ndarray, window: int, min_periods: int) -> np.ndar
     return out
 
 
+def _trailing_medians_for_jumps(values: np.ndarray, k: int, least: float) -> np.ndarray | None:
+    """`trailing_median(values, k)` where a jump of `least` or more between neighbouring stretches may be read.
+
+    `discontinuities` compares the median of the k values before each point with that of the k from it. Each
+    median lies between its stretch's lowest and highest values, so the two can differ by `least` only where the
+    stretches' extremes do (in floating point too); elsewhere the median is left NaN, as no jump is read there.
+    None when no point has such a pair (a smooth curve: nothing more to compute). Short curves, curves where such
+    pairs are common (an eighth of the points or more) and any holding a non-finite value get `trailing_median`.
+    """
+    n = len(values)
+    if n < 64 or not bool(np.isfinite(values).all()):
+        return trailing_median(values, k)
+    count = n - k + 1  # stretches values[j:j + k]
+    lowest, highest = values[:count].copy(), values[:count].copy()
+    for shift in range(1, k):
+        np.minimum(lowest, values[shift:shift + count], out=lowest)
+        np.maximum(highest, values[shift:shift + count], out=highest)
+    # the points k..n-k have a full stretch before them (starting k earlier) and one from them
+    later, earlier = slice(k, n - k + 1), slice(0, n - 2 * k + 1)
+    reach = (highest[later] - lowest[earlier] >= least) | (lowest[later] - highest[earlier] <= -least)
+    if not reach.any():
+        return None
+    if np.count_nonzero(reach) * 8 > len(reach):  # a curve jumping about everywhere: every median, in sorted blocks
+        return trailing_median(values, k)
+    at = np.flatnonzero(reach) + k
+    needed = np.zeros(count, dtype=bool)
+    needed[at] = True
+    needed[at - k] = True
+    starts = np.flatnonzero(needed)
+    ordered = np.sort(np.lib.stride_tricks.sliding_window_view(values, k)[starts], axis=1)  # as `trailing_median`
+    middle = k // 2
+    out = np.full(n, math.nan)
+    out[starts + k - 1] = ordered[:, middle] if k % 2 else (ordered[:, middle - 1] + ordered[:, middle]) / 2
+    return out
+
+
 def discontinuities(steps: np.ndarray, values: np.ndarray, limit: int = 5) -> list[tuple[int, float, float, float]]:
     """Sudden doublings or halvings of a curve's magnitude: (step, before, after, ratio).
 
@@ -593,8 +629,10 @@ def discontinuities(steps: np.ndarray, values: np.ndarray, limit: int = 5) -> li
     magnitude = np.abs(values)
     floor = max(material_floor(values), 1e-3 * float(median(magnitude)) if n else 0.0)
     logm = np.log(np.maximum(magnitude, floor))
+    trailing = _trailing_medians_for_jumps(logm, k, math.log(2))  # of the k values ending at each index
+    if trailing is None:
+        return []  # no two neighbouring stretches far enough apart for a doubling
     series = pd.Series(logm)
-    trailing = trailing_median(logm, k)  # of the k values ending at each index
     before = np.concatenate(([math.nan], trailing[:-1]))  # ... ending just before it
     after = np.concatenate((trailing[k - 1:], np.full(k - 1, math.nan)))  # of the k values starting at it
     spread_before = series.rolling(k).std().shift(1).to_numpy()
