@@ -360,9 +360,12 @@ def _longer_responses(t: Timings) -> Callable[[int, float], bool]:
         return lambda step, ratio: False
     steps = t.steps[t.clean]
     length = t.columns[LENGTH][t.clean]
-    local = pd.Series(length).rolling(7, center=True, min_periods=3).median().to_numpy()
+    levels: list[np.ndarray] = []  # the local level, worked out for the first slow step asked about (often none)
 
     def explained(step: int, ratio: float) -> bool:
+        if not levels:
+            levels.append(pd.Series(length).rolling(7, center=True, min_periods=3).median().to_numpy())
+        local = levels[0]
         i = int(np.searchsorted(steps, step))
         if i >= len(steps) or steps[i] != step or not np.isfinite(length[i]) or not local[i] > 0:
             return False
