@@ -72,6 +72,9 @@ def inspect(run_dir: str, fmt: str, tracking_uri: str | None) -> None:
 @click.option("--no-plots", is_flag=True, help="Do not render plots (with --out).")
 def diagnose(run_dir: Path, fmt: str, out_dir: Path | None, no_plots: bool) -> None:
     """The numeric reading of RUN_DIR: trends, KL/reward quadrants, learning signal, eval, GPU, best checkpoint."""
+    from assessor.numpy_env import import_numpy_for_one_shot
+
+    import_numpy_for_one_shot()  # before anything loads numpy: one BLAS thread, no huge-page advice
     from assessor import diagnose as run_diagnosis
     from assessor import load_run
     from assessor.report.diagnose_text import render_diagnostics
@@ -110,6 +113,9 @@ def assess(ctx: click.Context, run_dir: str, judge_spec: str, fmt: str, out_dir:
 
     RUN_DIR may also be mlflow://HOST:PORT/RUN_ID, a run on an MLflow tracking server.
     """
+    from assessor.numpy_env import import_numpy_for_one_shot
+
+    import_numpy_for_one_shot()  # before anything loads numpy: one BLAS thread, no huge-page advice
     from assessor.allocator import keep_freed_memory
     from assessor.pipeline import assess as assess_run
     from assessor.report.assessment_text import contract_json, render_assessment
@@ -155,6 +161,9 @@ def prompt(run_dir: Path, out_dir: Path, judge_spec: str, no_images: bool) -> No
 
     Save an answer as DIR/<run name>/verdict.json and score it with `assessor assess RUN_DIR --judge verdicts:DIR`.
     """
+    from assessor.numpy_env import import_numpy_for_one_shot
+
+    import_numpy_for_one_shot()  # before anything loads numpy: one BLAS thread, no huge-page advice
     from assessor.pipeline import write_prompt
 
     for path in write_prompt(run_dir, out_dir, judge=judge_spec, images=not no_images):

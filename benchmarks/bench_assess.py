@@ -36,6 +36,8 @@ from typing import Any, TextIO
 import numpy as np
 from _measure import DATA, MIB, REPO, _status_kib, cached_file, warm_page_cache
 
+from assessor.numpy_env import SETTINGS
+
 TRAIN_KEYS = [
     "critic/score/mean", "critic/score/max", "critic/score/min", "critic/rewards/mean", "critic/advantages/mean",
     "critic/advantages/max", "critic/advantages/min", "critic/returns/mean", "response_length/mean",
@@ -209,7 +211,10 @@ def main() -> None:
                         [cli, "assess", str(path.parent), "--judge", "rules", "--out", out], env)
                 result: dict[str, Any] = {"seconds": seconds}
             else:
-                seconds, rss, stdout, cpu = _popen_rss([sys.executable, __file__, "--worker", kind, str(path)])
+                # numpy loaded for the phases as the CLI's `assess` loads it (`assessor.numpy_env`)
+                env = {**SETTINGS, **os.environ}
+                seconds, rss, stdout, cpu = _popen_rss([sys.executable, __file__, "--worker", kind, str(path)],
+                                                       env if kind == "phases" else None)
                 result = json.loads(stdout.strip().splitlines()[-1])
             result["cpu"] = cpu
             result["peak_rss"] = max(rss, result.get("load_peak", 0))

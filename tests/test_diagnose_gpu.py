@@ -193,6 +193,16 @@ def test_one_off_stall(tmp_path: Path) -> None:
     assert result.step_time_s == pytest.approx(100.4, rel=0.03)
 
 
+def test_a_slow_step_with_its_own_long_responses_is_no_stall(tmp_path: Path) -> None:
+    rows = timing_rows(np.random.default_rng(4), 200)
+    rows[119]["timing_s/step"] = 300.0
+    rows[119]["response_length/mean"] *= 5  # step 120 generated five times the usual length: that is the cost
+    write_verl_log(tmp_path, rows)
+    result = diagnose(tmp_path)
+    assert [j for j in result.jumps if j.kind == "stall"] == []
+    assert "step_time_stall" not in kinds(result)
+
+
 def test_checkpoint_and_eval_steps_are_stalls_kept_out_of_the_share(tmp_path: Path) -> None:
     rng = np.random.default_rng(5)
     rows = timing_rows(rng, 200, gen=50.0, update=40.0, other=10.0)

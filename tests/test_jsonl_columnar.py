@@ -218,3 +218,36 @@ def test_nulls_are_found_on_every_line_that_holds_one_and_only_there() -> None:
     data = ("\n".join(lines) + "\n").encode()
     nulls = jsonl._null_rows(data, "step", np.arange(1, 200, dtype=np.float64))
     assert nulls == {"a": [s - 1 for s in range(7, 200, 7)], "b": [s - 1 for s in range(11, 200, 11)]}
+
+
+# In a new process (polars not imported yet): what `_polars_and_bytes` returns for a file and for a folder.
+_FIRST_READ = """
+import sys
+from pathlib import Path
+from assessor.ingest import jsonl
+assert "polars" not in sys.modules
+if sys.argv[2] == "no-polars":
+    sys.modules["polars"] = None  # as if it were not installed: its import fails
+try:
+    pl, data = jsonl._polars_and_bytes(Path(sys.argv[1]))
+except OSError as error:
+    print("raised", type(error).__name__)
+else:
+    print(getattr(pl, "__name__", None), data == Path(sys.argv[1]).read_bytes())
+"""
+
+
+@pytest.mark.parametrize(("target", "mode", "expected"), [
+    ("log.jsonl", "", "polars True"),  # polars imported while the file was read, both handed back
+    ("log.jsonl", "no-polars", "None True"),
+    ("folder", "", "raised IsADirectoryError"),  # the read's error, raised as a plain read raises it
+])
+def test_the_first_read_imports_polars_and_reads_the_file_together(tmp_path, target, mode, expected):
+    import subprocess
+    import sys
+
+    (tmp_path / "log.jsonl").write_text("".join(verl_line(step) + "\n" for step in range(1, 2000)))
+    (tmp_path / "folder").mkdir()
+    out = subprocess.run([sys.executable, "-c", _FIRST_READ, str(tmp_path / target), mode], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == expected

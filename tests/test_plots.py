@@ -526,3 +526,23 @@ def test_the_dashboard_draws_the_eval_the_best_point_is_read_on(real_runs):
     texts = figure_texts(dashboard_figure(run, diagnostics))
     assert f"held-out {best.metric.removeprefix('eval/').replace('_', ' ')}" in texts
     assert f"eval peak {fmt_num(curve.peak)} @ {curve.peak_step}" in texts
+
+
+def test_the_smoothed_level_of_a_long_curve_is_that_of_numpys_bin_medians():
+    from assessor.diagnose.robust import smooth
+    from assessor.plots.style import MAX_SMOOTH_BINS, smoothed
+
+    rng = np.random.default_rng(3)
+    for n in (50_001, 60_000, 60_799):
+        steps = np.arange(n, dtype=np.float64) * 2
+        values = np.round(rng.normal(size=n), 2)  # ties, as a logged metric has
+        size = -(-n // MAX_SMOOTH_BINS)
+        usable = n // size * size
+        red_steps = np.median(steps[:usable].reshape(-1, size), axis=1)
+        red_values = np.median(values[:usable].reshape(-1, size), axis=1)
+        if usable < n:
+            red_steps = np.append(red_steps, np.median(steps[usable:]))
+            red_values = np.append(red_values, np.median(values[usable:]))
+        got_steps, got_values = smoothed(steps, values)
+        assert got_steps.tobytes() == red_steps.tobytes()
+        assert got_values.tobytes() == smooth(red_values).tobytes()

@@ -139,3 +139,145 @@ def test_consecutive_level_shifts_chain():
     for (_, after), (before, _) in itertools.pairwise(chained):
         assert after == before
     assert [round(level) for level in (chained[0][0], chained[0][1], chained[1][1], chained[2][1])] == [0, 4, 1, 6]
+
+
+def _same_numbers(a, b) -> bool:
+    """Equal bit for bit, the sign of a zero and NaN included."""
+    a, b = np.atleast_1d(np.asarray(a, dtype=np.float64)), np.atleast_1d(np.asarray(b, dtype=np.float64))
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _awkward_curves():
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 63, 64, 65, 1000, 1001, 30_000):
+        yield rng.normal(size=n)
+        yield np.round(rng.normal(size=n), 1)  # many ties
+        yield np.where(rng.random(n) < 0.7, 0.0, rng.normal(size=n))  # a median of zero
+        yield np.where(rng.random(n) < 0.5, -0.0, 0.0) + np.where(rng.random(n) < 0.1, 1.0, 0.0)  # signed zeros
+        with_nan = rng.normal(size=n)
+        with_nan[rng.integers(0, n)] = np.nan
+        yield with_nan
+        many_nan = np.round(rng.normal(size=n), 1)
+        many_nan[rng.random(n) < 0.2] = np.nan
+        yield many_nan
+        yield np.full(n, np.inf)
+    yield np.arange(100, dtype=np.int64)  # not floating point: np.median's own answer
+
+
+def test_median_is_numpys_median_bit_for_bit():
+    for values in _awkward_curves():
+        assert _same_numbers(robust.median(values), np.median(values)), values[:8]
+
+
+@pytest.mark.parametrize("width", [2, 3, 7, 20, 750, 751])
+def test_row_medians_are_numpys_row_medians_bit_for_bit(width):
+    for values in _awkward_curves():
+        usable = len(values) // width * width
+        if not usable:
+            continue
+        rows = values[:usable].reshape(-1, width)
+        assert _same_numbers(robust.row_medians(rows), np.median(rows, axis=1)), (width, values[:8])
+        windows = np.lib.stride_tricks.sliding_window_view(values, width)  # a strided view, as `rescale` passes
+        assert _same_numbers(robust.row_medians(windows), np.median(windows, axis=1))
+
+
+def test_average_ranks_are_those_of_a_stable_sort():
+    def reference(values):
+        order = np.argsort(values, kind="stable")
+        ordered = values[order]
+        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+        ends = np.append(starts[1:], len(values))
+        ranks = np.empty(len(values))
+        ranks[order] = np.repeat((starts + 1 + ends) / 2.0, ends - starts)
+        return ranks
+
+    for values in _awkward_curves():
+        assert _same_numbers(robust.average_ranks(values), reference(values)), values[:8]
+
+
+def _spikes_from_every_level(steps, values, noise, threshold=6.0, limit=robust.MAX_SPIKES):
+    """`spikes` as it read before the levels were bounded: the centred median at every point."""
+    level = robust.centred_median(values, 7, min_periods=3)
+    z = (values - level) / noise
+    candidates = np.flatnonzero(np.abs(z) >= threshold)
+    candidates = candidates[np.argsort(-np.abs(z[candidates]))][:limit]
+    return [(int(steps[i]), float(values[i]), float(level[i]), float(z[i])) for i in sorted(int(c) for c in candidates)]
+
+
+def test_spikes_found_by_the_bound_are_those_of_every_level():
+    rng = np.random.default_rng(11)
+    curves = list(_awkward_curves())
+    for n in (64, 500, 20_000):
+        base = ar1(int(rng.integers(0, 1000)), n, 0.5)
+        for count in (0, 3, 40):  # none, a few, more than the limit
+            spiky = base.copy()
+            spiky[rng.integers(0, n, count)] += rng.choice([-1, 1], count) * rng.uniform(3, 30, count)
+            curves.append(spiky)
+        stepped = np.round(base, 1)
+        stepped[n // 2:] += 5  # a regime change
+        curves.append(stepped)
+    for values in curves:
+        values = np.asarray(values, dtype=np.float64)
+        if np.isinf(values).any():  # the diagnosis hands `spikes` finite values (and NaN only in a test)
+            continue
+        steps = np.arange(len(values)) * 3
+        for noise, threshold in ((0.3, 6.0), (1.0, 6.0), (0.05, 4.0)):
+            got = [s[:4] for s in robust.spikes(steps, values, noise, threshold)]
+            expected = _spikes_from_every_level(steps, values, noise, threshold) if len(values) >= 7 else []
+            assert _same_numbers([x for s in got for x in s], [x for s in expected for x in s]), (len(values), noise)
+
+
+def test_the_reward_step_scan_reads_the_same_steps_from_the_medians_it_needs(monkeypatch):
+    from assessor.diagnose import rescale
+
+    rng = np.random.default_rng(13)
+    curves = []
+    for n in (60, 400, 5_000):
+        base = 0.5 + 0.02 * ar1(int(rng.integers(0, 1000)), n, 0.3)
+        for jumps in (0, 1, 3):
+            curve = base.copy()
+            for at in rng.integers(n // 4, n - n // 4, jumps):
+                curve[at:] += rng.choice([-1, 1]) * rng.uniform(0.1, 0.4)  # a new level, in one go
+            curves.append(curve)
+        spiky = base.copy()
+        spiky[rng.integers(0, n, n // 20)] += 0.5  # lucky batches: no new level
+        curves.append(spiky)
+        curves.append(np.round(base * 8) / 8)  # a reward of few values (many ties, zero-width windows)
+    curves.append(np.where(np.arange(300) < 150, 0.0, 1.0))
+    with_nan = curves[0].copy()
+    with_nan[30] = np.nan
+    curves.append(with_nan)
+    found = []
+    for values in curves:
+        for k in (5, 20):
+            noise = max(robust.noise_level(values)[0], 1e-12)
+            found.append(rescale._level_steps(values, k, noise))
+    monkeypatch.setattr(rescale, "_window_medians", lambda values, windows, index, rise, fall: robust.row_medians(
+        windows))
+    every = [rescale._level_steps(values, k, max(robust.noise_level(values)[0], 1e-12))
+             for values in curves for k in (5, 20)]
+    assert found == every
+    assert any(falls or rises for falls, rises in every)  # the curves do hold steps to find
+
+
+def test_discontinuities_read_from_the_medians_a_doubling_needs_are_those_of_every_median(monkeypatch):
+    rng = np.random.default_rng(17)
+    curves = [c for c in _awkward_curves() if np.isfinite(c).all() or np.isnan(c).any()]
+    for n in (64, 500, 30_000):
+        level = np.exp(0.1 * ar1(int(rng.integers(0, 1000)), n, 0.5))
+        curves.append(level)  # smooth in log terms: no doubling anywhere
+        stepped = level.copy()
+        for at in rng.integers(n // 5, n - n // 5, 3):
+            stepped[at:] *= rng.choice([0.3, 2.5, 4.0])  # halvings and doublings held on both sides
+        curves.append(stepped)
+        spiky = level.copy()
+        spiky[rng.integers(0, n, n // 50)] *= 20  # gradient-norm spikes
+        curves.append(spiky)
+        curves.append(0.01 * ar1(int(rng.integers(0, 1000)), n, 0.2))  # around zero (a policy loss)
+    steps_of = [np.arange(len(c)) * 2 for c in curves]
+    found = [robust.discontinuities(steps, values) for steps, values in zip(steps_of, curves, strict=True)]
+    monkeypatch.setattr(robust, "_trailing_medians_for_jumps", lambda values, k, least: robust.trailing_median(
+        values, k))
+    every = [robust.discontinuities(steps, values) for steps, values in zip(steps_of, curves, strict=True)]
+    assert found == every
+    assert sum(len(f) for f in every) >= 6  # the curves do hold jumps to find

@@ -56,3 +56,50 @@ def test_a_metric_in_two_runs_of_rows_is_found_whole() -> None:
     split_run = run_of(frame.iloc[order].reset_index(drop=True))
     assert len(split_run.series("reward")) == 300
     pd.testing.assert_series_equal(split_run.series("reward"), run_of(frame).series("reward"))
+
+
+def _interval_by_masks(metrics: pd.DataFrame) -> int | None:
+    """The measured interval as it was read before the row index: masks over the whole table."""
+    train = (metrics["split"] == "train").to_numpy()
+    metric = metrics["metric"]
+    codes = metric.cat.codes.to_numpy()
+    counted = np.bincount(codes[train & (codes >= 0)], minlength=len(metric.cat.categories))
+    counts = pd.Series(counted, index=metric.cat.categories).sort_values(ascending=False)
+    if counts.empty or counts.iloc[0] == 0:
+        return None
+    steps = np.unique(metrics["step"].to_numpy()[(metric == counts.index[0]).to_numpy() & train])
+    return int(np.median(np.diff(steps))) if len(steps) >= 2 else None
+
+
+def test_the_measured_interval_read_off_the_row_index_is_the_one_read_by_masks() -> None:
+    from assessor.ingest import _measured_interval
+
+    rng = np.random.default_rng(5)
+    for case in range(40):
+        names = ["reward", "kl", "entropy", "loss"][: 1 + case % 4]
+        pieces = []
+        for name in names:  # some metrics logged as often as others (ties), at their own intervals
+            every = int(rng.choice([1, 2, 5]))
+            count = int(rng.choice([0, 3, 20, 20]))
+            steps = np.arange(count) * every + int(rng.integers(0, 3))
+            pieces.append(pd.DataFrame({"step": steps, "metric": name, "split": rng.choice(["train", "eval"], count,
+                                                                                            p=[0.8, 0.2])}))
+        frame = pd.concat(pieces, ignore_index=True)
+        if case % 3 == 0:
+            frame = frame.sample(frac=1.0, random_state=case).reset_index(drop=True)  # interleaved rows
+        metrics = pd.DataFrame({
+            "step": frame["step"].to_numpy(np.int64), "metric": pd.Categorical(frame["metric"], categories=names),
+            "split": pd.Categorical(frame["split"], categories=["train", "eval"]), "value": np.zeros(len(frame)),
+        })
+        expected = _interval_by_masks(metrics)
+        assert _measured_interval(metrics) == expected, case
+        assert _measured_interval(metrics, _rows_by_metric(metrics)) == expected, case
+
+
+def test_load_run_hands_the_run_its_row_index(tmp_path: Path) -> None:
+    from assessor.ingest import load_run
+
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(f'{{"step": {s}, "reward": {s / 10}, "kl": 0.1}}\n' for s in range(1, 40)))
+    run = load_run(log)
+    assert run._rows is not None and run._rows == _rows_by_metric(run.metrics)

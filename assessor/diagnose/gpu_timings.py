@@ -206,7 +206,7 @@ def _jumps(t: Timings, series: robust.Series) -> tuple[list[StepTimeJump], list[
     cuts = [int(series.red_steps[k]) for k, _, _ in robust.change_points(series)]
     while True:  # drop shifts too small to matter, then re-level the merged segments
         bounds = [int(steps[0]), *cuts, int(steps[-1]) + 1]
-        levels = [float(np.median(values[_window(steps, lo, hi)])) for lo, hi in itertools.pairwise(bounds)]
+        levels = [float(robust.median(values[_window(steps, lo, hi)])) for lo, hi in itertools.pairwise(bounds)]
         small = [c for i, c in enumerate(cuts) if levels[i] <= 0 or abs(levels[i + 1] / levels[i] - 1.0) < MIN_JUMP]
         if not small:
             break
@@ -360,9 +360,12 @@ def _longer_responses(t: Timings) -> Callable[[int, float], bool]:
         return lambda step, ratio: False
     steps = t.steps[t.clean]
     length = t.columns[LENGTH][t.clean]
-    local = pd.Series(length).rolling(7, center=True, min_periods=3).median().to_numpy()
+    levels: list[np.ndarray] = []  # the local level, worked out for the first slow step asked about (often none)
 
     def explained(step: int, ratio: float) -> bool:
+        if not levels:
+            levels.append(pd.Series(length).rolling(7, center=True, min_periods=3).median().to_numpy())
+        local = levels[0]
         i = int(np.searchsorted(steps, step))
         if i >= len(steps) or steps[i] != step or not np.isfinite(length[i]) or not local[i] > 0:
             return False

@@ -331,6 +331,6 @@ def _noise(reading: Reading) -> float:
 
 
 def _mad(values: np.ndarray) -> float:
-    return float(np.median(np.abs(values - np.median(values)))) * robust.MAD_TO_SD if len(values) else 0.0
+    return float(robust.median(np.abs(values - robust.median(values)))) * robust.MAD_TO_SD if len(values) else 0.0
 
 

@@ -67,10 +67,11 @@ def prepare(steps: np.ndarray, values: np.ndarray, max_points: int = MAX_POINTS)
     bin_size = max(1, math.ceil(n / max_points))
     if bin_size > 1:
         usable = (n // bin_size) * bin_size
-        red_values = np.median(values[:usable].reshape(-1, bin_size), axis=1)
-        red_steps = np.median(steps[:usable].reshape(-1, bin_size), axis=1).astype(np.int64)
+        red_values = row_medians(values[:usable].reshape(-1, bin_size))
+        # as `np.median` of the integer steps: averaged in float64
+        red_steps = row_medians(steps[:usable].astype(np.float64).reshape(-1, bin_size)).astype(np.int64)
         if usable < n:  # the tail keeps its own bin so the latest steps are never dropped
-            red_values = np.append(red_values, np.median(values[usable:]))
+            red_values = np.append(red_values, median(values[usable:]))
             red_steps = np.append(red_steps, int(np.median(steps[usable:])))
     else:
         red_values, red_steps = values.copy(), steps.copy()
@@ -80,6 +81,45 @@ def prepare(steps: np.ndarray, values: np.ndarray, max_points: int = MAX_POINTS)
     _, red_rho_local = noise_level(red_values, local=True)
     return Series(steps, values, red_steps, red_values, bin_size, noise, rho, scatter_level(values, noise, rho),
                   red_rho_local, smooth(red_values))
+
+
+def median(values: np.ndarray) -> float:
+    """`np.median` of a 1-D array, the same number, in a single-pivot selection.
+
+    `np.median` selects its middle pair and the largest value (its NaN check) in one multi-pivot `partition`, which
+    numpy runs with its generic introselect; one pivot runs numpy's vectorised quickselect, several times faster on
+    a long curve (0.3 ms against 2.1-2.8 ms on 300,000 values). The other middle value of an even count is the
+    largest below the pivot, and the two are averaged as `np.median` averages them. An input holding NaN, or not
+    floating point, goes to `np.median` itself.
+    """
+    values = np.asarray(values)
+    n = len(values)
+    if n < 64 or values.ndim != 1 or values.dtype != np.float64 or bool(np.isnan(values).any()):
+        return float(np.median(values))
+    middle = n // 2
+    part = np.partition(values, middle)
+    found = part[middle] if n % 2 else (part[:middle].max() + part[middle]) / 2
+    if found == 0:  # 0.0 or -0.0: which of equal zeros lands in the middle is the selection's; ask np.median's
+        return float(np.median(values))
+    return float(found)
+
+
+def row_medians(rows: np.ndarray) -> np.ndarray:
+    """`np.median(rows, axis=1)` of a 2-D float array, the same numbers, by a single-pivot selection (see `median`)."""
+    rows = np.asarray(rows)
+    if rows.ndim != 2 or rows.dtype != np.float64 or rows.shape[1] < 2 or not rows.shape[0]:
+        return np.asarray(np.median(rows, axis=1))
+    middle = rows.shape[1] // 2
+    part = np.partition(rows, middle, axis=1)
+    out = part[:, middle] if rows.shape[1] % 2 else (part[:, :middle].max(axis=1) + part[:, middle]) / 2
+    nan = np.isnan(part).any(axis=1)
+    if nan.any():  # as `np.median`: a row holding NaN has a NaN median
+        out = np.where(nan, math.nan, out)
+    zero = out == 0
+    if zero.any():  # 0.0 or -0.0: which of equal zeros lands in the middle is the selection's; ask np.median's
+        out = out.copy()
+        out[zero] = np.median(rows[zero], axis=1)
+    return np.asarray(out)
 
 
 def scatter_level(values: np.ndarray, noise: float, rho: float) -> float:
@@ -111,11 +151,11 @@ def noise_level(values: np.ndarray, local: bool = False) -> tuple[float, float]:
         spread = float(np.std(values)) if len(values) > 1 else 0.0
         return spread, 0.0
     diffs = np.diff(values)
-    center: np.ndarray | float = np.median(diffs)
+    center: np.ndarray | float = median(diffs)
     if local and len(diffs) >= 9:
         # Centred on a running median, differences forget a slowly bending trend (fast early learning).
         center = pd.Series(diffs).rolling(9, center=True, min_periods=1).median().to_numpy()
-    mad = float(np.median(np.abs(diffs - center))) * MAD_TO_SD
+    mad = float(median(np.abs(diffs - center))) * MAD_TO_SD
     if mad == 0.0:  # discrete or mostly constant metrics: fall back to the mean absolute deviation
         mad = float(np.mean(np.abs(diffs - center))) * 1.2533
     if mad == 0.0:
@@ -221,7 +261,10 @@ def _tie_term(counts: np.ndarray) -> int:
 
 def average_ranks(values: np.ndarray) -> np.ndarray:
     """Ranks 1..n, tied values sharing the mean of their ranks."""
-    order = np.argsort(values, kind="stable")
+    # Tied values share one rank whatever their order, so any sort gives the same ranks (numpy's vectorised
+    # quicksort: 4 ms against 25 ms for a stable sort of 300,000 values); NaNs, each its own rank, keep the stable one.
+    unordered_nan = values.dtype.kind in "fc" and bool(np.isnan(values).any())
+    order = np.argsort(values, kind="stable" if unordered_nan else "quicksort")
     ordered = values[order]
     starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
     ends = np.append(starts[1:], len(values))  # one past each group of equal values
@@ -441,7 +484,7 @@ def spikes(steps: np.ndarray, values: np.ndarray, noise: float, threshold: float
     n = len(values)
     if n < 7 or noise <= 0:
         return []
-    level = centred_median(values, 7, min_periods=3)
+    level = _spike_levels(values, noise, threshold)
     z = (values - level) / noise
     candidates = np.flatnonzero(np.abs(z) >= threshold)
     if not len(candidates):
@@ -460,6 +503,41 @@ def spikes(steps: np.ndarray, values: np.ndarray, noise: float, threshold: float
         out.append((int(steps[i]), float(values[i]), float(level[i]), float(z[i]),
                     "regime_change" if stays_away else "outlier"))
     return out
+
+
+_SPIKE_WINDOW = 7
+_SPIKE_MIN_PERIODS = 3
+
+
+def _spike_levels(values: np.ndarray, noise: float, threshold: float) -> np.ndarray:
+    """`spikes`' local levels (`centred_median` of 7), at every point that can be a spike; NaN elsewhere.
+
+    A point's level, the median of its window, lies between the window's lowest and highest values, so a point
+    within `threshold` noise units of both can be no spike: (v - level) / noise is at most (v - lowest) / noise in
+    floating point too (subtraction and division round monotonically). The window's extremes take 12 vectorised
+    passes; the medians, a sorted window each as `centred_median` sorts them, only where the bound allows a
+    spike (a handful on a long curve instead of every point: `spikes` on 300,000 points 4.2 ms against 13.3 ms).
+    The ends and any curve holding a non-finite value get `centred_median` itself.
+    """
+    n = len(values)
+    window, half = _SPIKE_WINDOW, _SPIKE_WINDOW // 2
+    if n < 64 or values.dtype != np.float64 or not bool(np.isfinite(values).all()):
+        return centred_median(values, window, _SPIKE_MIN_PERIODS)
+    inner = n - window + 1
+    lowest, highest = values[:inner].copy(), values[:inner].copy()
+    for shift in range(1, window):
+        np.minimum(lowest, values[shift:shift + inner], out=lowest)
+        np.maximum(highest, values[shift:shift + inner], out=highest)
+    centre = values[half:n - half]
+    maybe = ((centre - lowest) / noise >= threshold) | ((centre - highest) / noise <= -threshold)
+    at = np.flatnonzero(maybe) + half
+    level = np.full(n, math.nan)
+    if len(at):
+        windows = np.lib.stride_tricks.sliding_window_view(values, window)[at - half]
+        level[at] = np.sort(windows, axis=1)[:, half]  # as `trailing_median` sorts each window
+    for i in [*range(half), *range(n - half, n)]:  # the ends' shorter windows, as `centred_median` reads them
+        level[i] = float(np.median(values[max(0, i - half):i + half + 1]))
+    return level
 
 
 # Rows of a sliding window sorted at a time: bounds the memory of the windowed medians below.
@@ -502,6 +580,42 @@ def centred_median(values: np.ndarray, window: int, min_periods: int) -> np.ndar
     return out
 
 
+def _trailing_medians_for_jumps(values: np.ndarray, k: int, least: float) -> np.ndarray | None:
+    """`trailing_median(values, k)` where a jump of `least` or more between neighbouring stretches may be read.
+
+    `discontinuities` compares the median of the k values before each point with that of the k from it. Each
+    median lies between its stretch's lowest and highest values, so the two can differ by `least` only where the
+    stretches' extremes do (in floating point too); elsewhere the median is left NaN, as no jump is read there.
+    None when no point has such a pair (a smooth curve: nothing more to compute). Short curves, curves where such
+    pairs are common (an eighth of the points or more) and any holding a non-finite value get `trailing_median`.
+    """
+    n = len(values)
+    if n < 64 or not bool(np.isfinite(values).all()):
+        return trailing_median(values, k)
+    count = n - k + 1  # stretches values[j:j + k]
+    lowest, highest = values[:count].copy(), values[:count].copy()
+    for shift in range(1, k):
+        np.minimum(lowest, values[shift:shift + count], out=lowest)
+        np.maximum(highest, values[shift:shift + count], out=highest)
+    # the points k..n-k have a full stretch before them (starting k earlier) and one from them
+    later, earlier = slice(k, n - k + 1), slice(0, n - 2 * k + 1)
+    reach = (highest[later] - lowest[earlier] >= least) | (lowest[later] - highest[earlier] <= -least)
+    if not reach.any():
+        return None
+    if np.count_nonzero(reach) * 8 > len(reach):  # a curve jumping about everywhere: every median, in sorted blocks
+        return trailing_median(values, k)
+    at = np.flatnonzero(reach) + k
+    needed = np.zeros(count, dtype=bool)
+    needed[at] = True
+    needed[at - k] = True
+    starts = np.flatnonzero(needed)
+    ordered = np.sort(np.lib.stride_tricks.sliding_window_view(values, k)[starts], axis=1)  # as `trailing_median`
+    middle = k // 2
+    out = np.full(n, math.nan)
+    out[starts + k - 1] = ordered[:, middle] if k % 2 else (ordered[:, middle - 1] + ordered[:, middle]) / 2
+    return out
+
+
 def discontinuities(steps: np.ndarray, values: np.ndarray, limit: int = 5) -> list[tuple[int, float, float, float]]:
     """Sudden doublings or halvings of a curve's magnitude: (step, before, after, ratio).
 
@@ -513,10 +627,12 @@ def discontinuities(steps: np.ndarray, values: np.ndarray, limit: int = 5) -> li
     if n < 2 * k + 1 or zero_heavy(values):
         return []
     magnitude = np.abs(values)
-    floor = max(material_floor(values), 1e-3 * float(np.median(magnitude)) if n else 0.0)
+    floor = max(material_floor(values), 1e-3 * float(median(magnitude)) if n else 0.0)
     logm = np.log(np.maximum(magnitude, floor))
+    trailing = _trailing_medians_for_jumps(logm, k, math.log(2))  # of the k values ending at each index
+    if trailing is None:
+        return []  # no two neighbouring stretches far enough apart for a doubling
     series = pd.Series(logm)
-    trailing = trailing_median(logm, k)  # of the k values ending at each index
     before = np.concatenate(([math.nan], trailing[:-1]))  # ... ending just before it
     after = np.concatenate((trailing[k - 1:], np.full(k - 1, math.nan)))  # of the k values starting at it
     spread_before = series.rolling(k).std().shift(1).to_numpy()

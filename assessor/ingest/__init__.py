@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,7 @@ from assessor.ingest.base import Reader, SourceData, read_head
 from assessor.ingest.discover import Discovery, discover
 from assessor.ingest.facts import read_config_file
 from assessor.ingest.normalize import NormalizedSource, merge_sources, normalize_source
-from assessor.run import NONFINITE_COLUMNS, Run, RunFacts, Sample, SourceInfo
+from assessor.run import NONFINITE_COLUMNS, Run, RunFacts, Sample, SourceInfo, _rows_by_metric
 
 if TYPE_CHECKING:
     from assessor.ingest.cache import IngestCache
@@ -119,15 +119,18 @@ def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
 
     gpu, devices = _gpu(datas)
     samples = _latest_samples(datas, found)
-    facts = _facts(found, datas, metrics)
+    rows = _rows_by_metric(metrics)  # found once: the measured interval reads it, and so does the diagnosis
+    facts = _facts(found, datas, metrics, rows)
     facts.training_ended = any(data.carries_end_of_training() for data in datas) or _log_says_ended(found)
     _check_facts(facts, metrics, warnings)
     name = root.name if root.is_dir() else root.stem
-    return Run(
+    run = Run(
         path=root, name=name, metrics=metrics, nonfinite=nonfinite, checkpoints=found.checkpoints, gpu=gpu,
         gpu_devices=devices, facts=facts, sources=sources, warnings=warnings, ignored=ignored, samples=samples,
         newest_write=_newest_write(datas),
     )
+    run._rows = rows
+    return run
 
 
 def _load_tracking_run(source: str) -> Run:
@@ -350,7 +353,8 @@ def _gpu(datas: list[SourceData]) -> tuple[pd.DataFrame | None, dict[int, str]]:
     return gpu, devices
 
 
-def _facts(found: Discovery, datas: list[SourceData], metrics: pd.DataFrame) -> RunFacts:
+def _facts(found: Discovery, datas: list[SourceData], metrics: pd.DataFrame,
+           rows: Mapping[tuple[str, str], np.ndarray | slice] | None = None) -> RunFacts:
     candidates: list[tuple[int, str, Any, str]] = []
     # The run's own config files first, then the newest checkpoint's (a resume may change arguments), then JSON
     # documents of single values beside a log (a custom loop's `run.json`: its settings, under a name of its own).
@@ -368,7 +372,7 @@ def _facts(found: Discovery, datas: list[SourceData], metrics: pd.DataFrame) -> 
         if name in RunFacts.model_fields and name != "provenance" and name not in chosen and value is not None:
             chosen[name] = value
             provenance[name] = origin
-    interval = _measured_interval(metrics)
+    interval = _measured_interval(metrics, rows)
     if interval is not None:
         chosen["logging_interval"] = interval
         provenance["logging_interval"] = "measured: median gap between logged training steps"
@@ -393,26 +397,34 @@ def _settings_beside_logs(found: Discovery, datas: list[SourceData]) -> list[Pat
     return [p for p in found.files if p.suffix.lower() == ".json" and p not in read and p.parent in folders]
 
 
-_COUNT_BLOCK = 1 << 20
+def _measured_interval(metrics: pd.DataFrame, rows: Mapping[tuple[str, str], np.ndarray | slice] | None = None,
+                       ) -> int | None:
+    """The median gap between the logged steps of the most-logged training metric.
 
-
-def _measured_interval(metrics: pd.DataFrame) -> int | None:
-    train = (metrics["split"] == "train").to_numpy()
+    `rows`: the table's rows of each (metric, split) (`run._rows_by_metric`), when already found; on a categorical
+    table the counts are read off them, instead of comparing every row of a table of tens of millions.
+    """
     metric = metrics["metric"]
-    if isinstance(metric.dtype, pd.CategoricalDtype):  # counted on the codes: no copy of the table's train rows
-        codes = metric.cat.codes.to_numpy()
-        counted = np.zeros(len(metric.cat.categories), dtype=np.int64)
-        for at in range(0, len(codes), _COUNT_BLOCK):  # in blocks: `bincount` widens its input to 8 bytes a row
-            block, in_train = codes[at:at + _COUNT_BLOCK], train[at:at + _COUNT_BLOCK]
-            counted += np.bincount(block[in_train & (block >= 0)], minlength=len(counted))
+    if isinstance(metric.dtype, pd.CategoricalDtype):
+        rows = _rows_by_metric(metrics) if rows is None else rows
+        where = {str(name): i for i, name in enumerate(metric.cat.categories)}
+        counted = np.zeros(len(where), dtype=np.int64)
+        for (name, split), found in rows.items():
+            if split == "train":
+                counted[where[name]] = found.stop - found.start if isinstance(found, slice) else len(found)
         # ordered as `value_counts` orders them (the same sort of the same counts), so ties fall the same way
         counts = pd.Series(counted, index=metric.cat.categories).sort_values(ascending=False)
+        if counts.empty or counts.iloc[0] == 0:
+            return None
+        steps = np.sort(metrics["step"].to_numpy()[rows[(str(counts.index[0]), "train")]])
     else:
+        train = (metrics["split"] == "train").to_numpy()
         counts = metric[train].value_counts()
-    if counts.empty or counts.iloc[0] == 0:
-        return None
-    rows = (metric == counts.index[0]).to_numpy() & train
-    steps = np.sort(metrics["step"].to_numpy()[rows])  # a sort, then the distinct: numpy's hashing `unique` is slower
+        if counts.empty or counts.iloc[0] == 0:
+            return None
+        top = (metric == counts.index[0]).to_numpy() & train
+        steps = np.sort(metrics["step"].to_numpy()[top])
+    # a sort, then the distinct: numpy's hashing `unique` is slower
     steps = steps[np.concatenate(([True], steps[1:] != steps[:-1]))] if len(steps) else steps
     if len(steps) < 2:
         return None

@@ -15,7 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from assessor.diagnose.robust import MAX_POINTS, smooth
+from assessor.diagnose.robust import MAX_POINTS, median, row_medians, smooth
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -161,11 +161,11 @@ def smoothed(steps: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndar
     size = math.ceil(n / MAX_SMOOTH_BINS)
     if size > 1:
         usable = (n // size) * size
-        red_values = np.median(values[:usable].reshape(-1, size), axis=1)
-        red_steps = np.median(steps[:usable].reshape(-1, size), axis=1)
+        red_values = row_medians(values[:usable].reshape(-1, size))  # np.median's numbers, in a third of the time
+        red_steps = row_medians(steps[:usable].reshape(-1, size))
         if usable < n:  # the newest steps keep their own bin: the end of the run is what matters most
-            red_values = np.append(red_values, np.median(values[usable:]))
-            red_steps = np.append(red_steps, np.median(steps[usable:]))
+            red_values = np.append(red_values, median(values[usable:]))
+            red_steps = np.append(red_steps, median(steps[usable:]))
     else:
         red_steps, red_values = steps, values
     return red_steps, smooth(red_values)
