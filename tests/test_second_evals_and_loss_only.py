@@ -557,3 +557,30 @@ def test_a_preference_runs_held_out_accuracy_under_its_own_name_is_read_before_i
     (tmp_path / "config.json").write_text(json.dumps({"algorithm": "dpo"}))
     d = diagnose(load_run(tmp_path))
     assert d.eval.metric == "acc_mean", d.eval.metric
+
+
+def test_a_held_out_error_rate_or_perplexity_is_read_lower_is_better(tmp_path):
+    """holdout18's blind readers: a compile-error rate and a held-out call-error rate falling as the model improved
+    read as "peaked at the first evaluation ... a worsening of 5.6x", with the best point at step 0."""
+    rows: list[dict[str, float]] = []
+    for step in range(1, 401):
+        rows.append({"step": step, "reward": 0.3 + 0.3 * step / 400})
+        if step % 25 == 0:
+            rows.append({"step": step, "val/heldout_call_err": 0.24 - 0.12 * step / 400,
+                         "val/val_ppl": 14.0 - 3.0 * step / 400})
+    write_jsonl(tmp_path, rows)
+    d = diagnose(load_run(tmp_path))
+    assert not any(f.kind in ("eval_declining", "side_eval_declining") for f in d.findings)
+    assert d.best_checkpoint.best_step is None or d.best_checkpoint.best_step >= 350
+    assert verdict(load_run(tmp_path)).decision == "continue"
+
+
+def test_a_column_of_unix_timestamps_is_no_metric(tmp_path):
+    """holdout18: a loop writing `time` (a wall clock) into every row; the sheet showed it as a rising held-out row."""
+    rows = [{"step": s, "split": "train", "reward": 0.3 + s / 1000, "time": 1795664772.5 + 30 * s}
+            for s in range(1, 301)]
+    rows += [{"step": s, "split": "val", "val_solve_rate": 0.2 + s / 3000, "time": 1795664772.5 + 30 * s}
+             for s in range(0, 301, 50)]
+    write_jsonl(tmp_path, rows)
+    run = load_run(tmp_path)
+    assert not any("time" in name for split in ("train", "eval") for name in run.metric_names(split))

@@ -22,7 +22,21 @@ from assessor.diagnose.models import EvalCurve, EvalDiagnosis, Finding, Severity
 BEHIND_US = ": the best model is behind us"  # how an eval decline ends; see `eval_noise_without_signal`
 # Preferred held-out metrics, best first; `loss` is lower-is-better.
 EVAL_METRICS = ("accuracy", "reward_mean", "pass_at_k", "pref_accuracy", "pref_margin", "loss")
-LOWER_IS_BETTER = frozenset({"loss"})
+class _LowerIsBetter:
+    """Held-out measures where lower is better: a loss, and any error, failure or perplexity named as such.
+
+    Used as a set (`metric in LOWER_IS_BETTER`): a compile-error rate or a held-out perplexity read as
+    higher-is-better turns its improvement into a decline from a "peak" at its worst point.
+    """
+
+    WORDS = frozenset({"loss", "err", "error", "errors", "ppl", "perplexity", "wer", "cer", "fail", "failure",
+                       "failures", "failed", "timeout", "timeouts", "violation", "violations"})
+
+    def __contains__(self, metric: object) -> bool:
+        return isinstance(metric, str) and bool(set(re.split(r"[^a-z0-9]+", metric.lower())) & self.WORDS)
+
+
+LOWER_IS_BETTER = _LowerIsBetter()
 # Other held-out series that measure quality (a score, an accuracy, a reward), read one by one.
 _QUALITY_WORDS = ("acc", "score", "reward", "pass", "exact", "correct", "match", "win", "solve")
 _NOT_QUALITY_WORDS = ("length", "len", "time", "kl", "entropy", "std", "runtime", "per_second", "tokens", "clip",

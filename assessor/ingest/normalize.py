@@ -129,6 +129,9 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
         resolved = resolve(key)
         if resolved is None:
             continue
+        if _wall_clock(key, values):
+            out.notes.append(f"{key} holds Unix timestamps (wall-clock times): not read as a metric")
+            continue
         if _sparse_quality_column(key, hint, resolved.known, len(steps), longest):
             # A custom loop that writes its periodic evaluation into the training log's own rows: a quality
             # measure (a win rate, an accuracy) logged on a small share of the rows is that evaluation.
@@ -212,6 +215,17 @@ _QUALITY_WORDS = frozenset({"win", "winrate", "acc", "accuracy", "pass", "pass1"
 _TRAINING_WORDS = frozenset({"loss", "kl", "entropy", "ent", "grad", "lr", "len", "length", "time", "std", "clip",
                              "reward", "rew", "score", "ret", "return", "tokens", "tok"})
 SPARSE_EVAL_SHARE = 0.2  # a column on at most this share of a log's rows (and at least three) is periodic
+
+
+UNIX_TIME_RANGE = (1.0e9, 4.0e9)  # seconds since 1970: 2001 to 2096
+
+
+def _wall_clock(key: str, values: np.ndarray) -> bool:
+    """A `time`-named key whose values are all Unix timestamps: when a row was written, not a measurement."""
+    if not {"time", "timestamp", "walltime", "wall"} & set(re.split(r"[^a-z0-9]+", key.lower())):
+        return False
+    finite = values[np.isfinite(values)]
+    return bool(len(finite)) and bool(np.all((finite > UNIX_TIME_RANGE[0]) & (finite < UNIX_TIME_RANGE[1])))
 
 
 def _sparse_quality_column(key: str, hint: int, known: bool, points: int, longest: int) -> bool:
