@@ -221,3 +221,16 @@ def test_kl_growing_many_fold_from_near_zero_early_is_not_a_jump(tmp_path):
     d = diagnose(make_run(tmp_path, reward=0.2 + 0.4 * STEPS / N + ar1(46, N, 0.3, 0.04),
                           kl=kl * (1 + ar1(47, N, 0.3, 0.05))))
     assert "kl_jump" not in kinds(d, ("watch", "warning", "critical"))
+
+
+def test_a_regime_change_downwards_is_said_as_a_drop_not_a_jump():
+    """holdout18's blind reader: "kl jumped to 0.0314 (local level 0.036, -12x noise)" described a step down."""
+    from assessor.diagnose.instability import _spike_findings
+    from assessor.diagnose.models import Spike
+
+    down = _spike_findings("kl", [Spike(step=2818, value=0.0314, level=0.036, size_noise=-12.0,
+                                        kind="regime_change")], 3000)[0]
+    assert down.observation.startswith("kl dropped to 0.0314") and "12x noise" in down.observation
+    up = _spike_findings("kl", [Spike(step=2818, value=0.05, level=0.036, size_noise=12.0,
+                                      kind="regime_change")], 3000)[0]
+    assert up.observation.startswith("kl jumped to 0.05")

@@ -213,10 +213,11 @@ def _spike_findings(metric: str, spikes: list[Spike], last_step: int) -> list[Fi
     outliers = [s for s in spikes if s.kind == "outlier" and s.size_noise > 0]
     if regime:
         first = regime[0]
+        moved = "dropped" if first.value < first.level else "jumped"  # a step down is no jump (a blind reader)
         out.append(finding(
             metric, "spike_regime_change", "warning",
-            f"{metric} jumped to {num(first.value)} at step {first.step} (local level {num(first.level)}, "
-            f"{first.size_noise:.0f}x noise) and did not come back", [s.step for s in regime]))
+            f"{metric} {moved} to {num(first.value)} at step {first.step} (local level {num(first.level)}, "
+            f"{abs(first.size_noise):.0f}x noise) and did not come back", [s.step for s in regime]))
     if outliers:
         biggest = max(outliers, key=lambda s: s.size_noise)
         # A spike on the newest logged step has no next steps yet: whether it passes is for the next check.
