@@ -33,7 +33,7 @@ class _LowerIsBetter:
                        "failures", "failed", "timeout", "timeouts", "violation", "violations"})
 
     def __contains__(self, metric: object) -> bool:
-        return isinstance(metric, str) and bool(set(re.split(r"[^a-z0-9]+", metric.lower())) & self.WORDS)
+        return isinstance(metric, str) and bool(_tokens(metric) & self.WORDS)
 
 
 LOWER_IS_BETTER = _LowerIsBetter()
@@ -306,7 +306,7 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
     recent = float(np.mean(score[-2:]))  # two evaluations, so one unlucky one does not call a decline
     # The best of many noisy evaluations is a lucky one: its level is read with its neighbours, so a single
     # high draw among twenty evaluations does not pass for a peak the model has since fallen from.
-    around_peak = score[max(0, peak_index - 1):peak_index + 2]
+    around_peak = _around_peak(score, peak_index)
     decline = (float(np.mean(around_peak)) - recent) / noise
     out.decline_from_peak_noise = decline
     evals_after_peak = len(values) - 1 - peak_index
@@ -425,8 +425,7 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
     evals_after_peak = len(values) - 1 - peak_index
     # As for the preferred series: the peak is read with its neighbours, so the luckiest of many evaluations of a
     # flat curve is not a level the model has fallen from (the single best is picked after looking).
-    around_peak = score[max(0, peak_index - 1):peak_index + 2]
-    fell_from_around = (float(np.mean(around_peak)) - recent) / noise >= 2.0
+    fell_from_around = (float(np.mean(_around_peak(score, peak_index))) - recent) / noise >= 2.0
     if (not primary and not constant and evals_after_peak >= 2 and curve.decline_noise >= 2.0
             and fell_from_around):
         best = (f"was at its best (lowest) at {num(curve.peak)} at step {curve.peak_step} and has risen to average"
@@ -452,6 +451,11 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
         # that saturated says nothing about the task while the main eval still climbs.
         findings.extend(_not_transferring(ctx, name, metric, steps, score, noise))
     return curve, findings
+
+
+def _around_peak(score: np.ndarray, peak_index: int) -> np.ndarray:
+    """The best evaluation and the one either side: the peak's level, read with its neighbours."""
+    return score[max(0, peak_index - 1):peak_index + 2]
 
 
 RECENT_RISE_MIN_EVALS = 8  # two quarters of at least two evaluations each

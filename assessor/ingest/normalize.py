@@ -222,7 +222,7 @@ UNIX_TIME_RANGE = (1.0e9, 4.0e9)  # seconds since 1970: 2001 to 2096
 
 def _wall_clock(key: str, values: np.ndarray) -> bool:
     """A `time`-named key whose values are all Unix timestamps: when a row was written, not a measurement."""
-    if not {"time", "timestamp", "walltime", "wall"} & set(re.split(r"[^a-z0-9]+", key.lower())):
+    if not {"time", "timestamp", "walltime", "wall"} & _key_words(key):
         return False
     finite = values[np.isfinite(values)]
     return bool(len(finite)) and bool(np.all((finite > UNIX_TIME_RANGE[0]) & (finite < UNIX_TIME_RANGE[1])))
@@ -232,8 +232,13 @@ def _sparse_quality_column(key: str, hint: int, known: bool, points: int, longes
     """An unlisted key with no split of its own, naming a quality measure and logged on few rows of its source."""
     if hint >= 0 or known or points < 3 or points > SPARSE_EVAL_SHARE * longest:
         return False
-    words = set(re.split(r"[^a-z0-9]+", key.lower()))
+    words = _key_words(key)
     return bool(words & _QUALITY_WORDS) and not words & _TRAINING_WORDS
+
+
+def _key_words(key: str) -> set[str]:
+    """A key's lower-case words, split at anything but letters and digits."""
+    return set(re.split(r"[^a-z0-9]+", key.lower()))
 
 
 def _own_name(key: str, split: str) -> str:
