@@ -593,3 +593,16 @@ def test_real_healthy_verl_baselines_raise_no_alarm_here(real_runs, name):
                 *diagnose_components(c).findings]
     assert alarms(findings) == set()
     assert diagnose_entropy(c).pattern == "gradual_decline"  # 0.3 -> 0.05-0.07: sharpening, watched at most
+
+
+@pytest.mark.parametrize(("level", "severity"), [(5.0, "warning"), (0.6, "watch"), (0.2, None)])
+def test_a_high_per_token_kl_is_named_by_its_level_even_when_steady(tmp_path, level, severity):
+    """holdout18's blind reader: a per-token KL of 5 nats, steady beside a climbing reward, was only an info item."""
+    from assessor import diagnose
+    from tests.runs import ar1, make_run
+
+    n = 300
+    reward = 0.2 + 0.5 * np.arange(n) / n + ar1(80, n, 0.3, 0.01)
+    kl = level * (1 + ar1(81, n, 0.3, 0.02))
+    found = [f for f in diagnose(make_run(tmp_path, reward=reward, kl=kl)).findings if f.kind == "kl_high"]
+    assert [f.severity for f in found] == ([severity] if severity else [])

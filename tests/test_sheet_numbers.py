@@ -353,3 +353,19 @@ def test_a_preference_runs_setup_block_has_no_sampling_lines():
     assert "group size" not in dpo and "reward range" not in dpo
     grpo = user_text("rfs-ch07-grpo-kl-500").split("## Findings")[0]
     assert "group size" in grpo and "reward range" in grpo and "preference pairs" not in grpo
+
+
+def test_a_loss_that_went_nan_is_never_summarised_as_a_stable_pattern(tmp_path):
+    """holdout18's blind reader met "loss: pg_loss, pattern stable" for a loss whose last steps were NaN."""
+    import numpy as np
+
+    from tests.runs import ar1, make_run
+
+    n = 200
+    reward = 0.3 + 0.2 * np.arange(n) / n + ar1(70, n, 0.3, 0.01)
+    loss = 0.01 + ar1(71, n, 0.3, 0.002)
+    loss[-12:] = np.nan
+    run = make_run(tmp_path, reward=reward, loss=loss)
+    text = export_prompt(JudgeRequest(run=run, diagnostics=diagnose(run), plots=[]), images=False).user
+    line = next(x for x in text.splitlines() if x.startswith("- loss: "))
+    assert f"NaN/inf at 12 steps, steps {n - 11}–{n}" in line, line

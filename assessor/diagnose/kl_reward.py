@@ -94,6 +94,8 @@ KL_JUMP_RATIO = 10.0  # an order of magnitude in one go: a blow-up, whatever the
 # policy has hardly moved, whatever the ratios say; below a tenth, growth is worth watching, not alarming.
 KL_MATERIAL = 0.01
 KL_NOTABLE = 0.1
+KL_HIGH = 0.5
+KL_FAR = 1.0
 
 
 RFS_DEFAULT_KL_COEFF = 0.001  # reasoning-from-scratch's scripts' default `kl_coeff`
@@ -458,6 +460,16 @@ def _findings(
                            f"KL is still climbing fast: {num(kl_then)} → {num(kl.now)} since step {since} "
                            f"(+{max(0.0, kl.now - kl_then) / kl.now:.0%} of its current level) with no sign of "
                            "levelling off", [since]))
+    # The level itself, whatever its trend: a per-token KL of several nats is far from the reference even when it
+    # holds steady and the reward climbs (only where the logged scale is known: a summed KL has no such yardstick).
+    if per_nat is not None and kl.now >= KL_HIGH * per_nat:
+        nats = kl.now / per_nat
+        level = (f"{num(kl.now)} nats per token" if per_nat == 1.0 else
+                 f"{num(kl.now)} (about {num(nats)} nats per token)")
+        out.append(finding("kl", "kl_high", "warning" if nats >= KL_FAR else "watch",
+                           f"KL is high: {level} now; about 0.5 nats per token is a warning level and 1 a stop sign: "
+                           "the policy is far from its reference, so read completions for degenerate text before "
+                           "trusting the reward", [kl.last_step]))
     earlier_bad = [s for s in timeline[:-1] if s.quadrant in ("kl_up_reward_flat", "kl_up_reward_down")]
     if earlier_bad and quadrant not in ("kl_up_reward_flat", "kl_up_reward_down"):
         span = earlier_bad[-1]

@@ -420,8 +420,14 @@ def generation_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
         "clipping": None if cl.level_now is None and not cl.exactly_zero else {
             "now": cl.level_now, "low": cl.low_now, "high": cl.high_now, "trend": cl.trend,
             "exactly_zero": cl.exactly_zero},
-        "loss": {"metric": scrub.label(lo.metric) if lo.metric else None, "pattern": lo.pattern.replace("_", " ")},
+        "loss": {"metric": scrub.label(lo.metric) if lo.metric else None, "pattern": lo.pattern.replace("_", " "),
+                 # The pattern is read on finite values: a loss that went NaN says so beside it, never "stable" alone.
+                 "nonfinite": _nonfinite_span(d.instability.nonfinite_steps.get(lo.metric or ""))},
     }
+
+
+def _nonfinite_span(steps: Sequence[int] | None) -> dict[str, int] | None:
+    return {"count": len(steps), "first": steps[0], "last": steps[-1]} if steps else None
 
 
 def eval_values(d: Diagnostics, scrub: Scrubber, rows: Sequence[dict[str, Any]] = ()) -> dict[str, Any] | None:
