@@ -141,6 +141,19 @@ def test_noisy_flat_eval_is_not_a_decline(tmp_path):
     assert "eval_declining" not in kinds(diagnose(run))
 
 
+def test_six_evaluations_whose_robust_spread_drew_low_are_not_a_decline(tmp_path):
+    """holdout19: a 2% pass rate on 500 problems, evaluated six times (14, 11, 6, 12, 12, 7 solved), read a 'decline
+    of 2.5x its eval-to-eval noise' from its first evaluation: the median of four second differences put the noise
+    at 0.0024, a third of the sampling error the scores themselves show. A real fall over as few is still one."""
+    reward = 0.01 + 0.02 * STEPS / N + ar1(19, N, 0.3, 0.003)
+    noisy = np.array([0.028, 0.022, 0.012, 0.024, 0.024, 0.014])
+    run = make_run(tmp_path / "a", reward=reward, eval_every=30, eval_values=noisy)
+    assert "eval_declining" not in kinds(diagnose(run))
+    fell = np.array([0.50, 0.52, 0.51, 0.53, 0.40, 0.38])
+    run = make_run(tmp_path / "b", reward=0.5 + ar1(19, N, 0.3, 0.01), eval_every=30, eval_values=fell)
+    assert "eval_declining" in kinds(diagnose(run))
+
+
 def test_one_step_kl_spike_vs_kl_blow_up(tmp_path):
     kl = 0.05 + ar1(20, N, 0.3, 0.002)
     kl[100] = 0.5
