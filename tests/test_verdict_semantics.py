@@ -1614,3 +1614,29 @@ def test_kl_drifting_while_the_reward_model_score_stands_still_is_no_drift_witho
         decisions[name] = (verdict(run).decision, "kl_up_reward_flat" in kinds)
     assert decisions["rising"] == ("continue", False)
     assert decisions["flat"][0] == "stop"
+
+
+def test_a_thin_signal_while_the_learning_rate_still_warms_up_early_is_not_a_stop(tmp_path):
+    """holdout19: a hard maths run at step 120 of 1000, warm-up to step 150 (lr 8e-7 of 1e-6), reward ~0.005 with
+    98-99% of groups all wrong, was stopped as a setup failure; the same thin signal after the warm-up, late in the
+    budget, is still a stop."""
+    import numpy as np
+
+    from assessor import diagnose
+    from assessor.judge.rules import decide
+    from tests.runs import make_run
+
+    def run(root, n, warm):
+        rng = np.random.default_rng(3)
+        steps = np.arange(1, n + 1)
+        reward = rng.binomial(64 * 8, 0.005, n) / (64 * 8)
+        zero = 1 - rng.binomial(64, 0.015, n) / 64
+        grad = np.where(rng.random(n) < 0.55, 0.0, rng.lognormal(-2, 0.3, n))
+        lr = 1e-6 * np.minimum(1.0, steps / warm)
+        return make_run(root, reward=reward, frac_reward_zero_std=zero, grad_norm=grad, learning_rate=lr,
+                        config={"max_steps": 1000})
+
+    early = run(tmp_path / "early", 120, 150)
+    assert decide(diagnose(early)).decision == "continue"
+    late = run(tmp_path / "late", 600, 150)
+    assert decide(diagnose(late)).decision == "stop"

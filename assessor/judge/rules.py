@@ -259,6 +259,8 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
     checkpoints = checkpoints or []
     w = _sort(d)
     if w.setup_failure:
+        if _thin_signal_in_warm_up(d, w):
+            return _signal_awaits_warm_up(d, w)
         return _no_signal(d, w)
     stopped = d.learning_signal.updates_stopped_step
     if stopped is not None and not _declined_before(d, stopped):
@@ -395,6 +397,27 @@ def _too_few_points(d: Diagnostics) -> bool:
     """So few logged rewards that no level, let alone a decline from one, can be read (only a divergence can)."""
     reward = d.signals.get(d.reward.metric or "")
     return reward is not None and reward.points < EARLY_POINTS
+
+
+def _thin_signal_in_warm_up(d: Diagnostics, w: _Weighed) -> bool:
+    """Almost no signal yet, early in a known budget, while the learning rate is still climbing to its set value.
+
+    A hard task gives a few solved groups per batch at first; while the warm-up still shrinks every update, they
+    have not had their chance to pull the rest along (only a reward identical everywhere is a setup fault at once).
+    """
+    return (all(f.kind == "no_learning_signal" for f in w.setup_failure) and _warming_up(d)
+            and _early_in_budget(d))
+
+
+def _signal_awaits_warm_up(d: Diagnostics, w: _Weighed) -> Verdict:
+    lr = d.signals["lr"]
+    headline = (f"Continue: almost no learning signal yet, but the learning rate is still warming up ({num(lr.now)} "
+                f"now, rising) at {d.run.progress:.0%} of the planned steps; look again once it has reached its set "
+                "value.")
+    return _verdict(d, "continue", 0.4, w.setup_failure, headline, w, actions=[
+        "If the reward still sits at its floor with almost every group alike after the warm-up, stop and make the "
+        "task reachable (easier prompts, partial credit, a checked answer format).",
+        "Read a few completions now: a reward that cannot parse the answers looks exactly like a task out of reach."])
 
 
 def _no_signal(d: Diagnostics, w: _Weighed) -> Verdict:
