@@ -1640,3 +1640,26 @@ def test_a_thin_signal_while_the_learning_rate_still_warms_up_early_is_not_a_sto
     assert decide(diagnose(early)).decision == "continue"
     late = run(tmp_path / "late", 600, 150)
     assert decide(diagnose(late)).decision == "stop"
+
+
+def test_a_learning_rate_and_a_kl_of_exactly_0_all_along_mean_the_weights_never_moved(tmp_path):
+    """holdout19: a TRL run whose learning rate was passed as 0 (0.0 on every log, KL exactly 0 with beta > 0, grad
+    norm ~0.3) was told to continue at step 400 of 2000. A rate printed as 0 by a coarse logger, beside a KL that
+    moves, is not that case."""
+    import numpy as np
+
+    from assessor import diagnose
+    from assessor.judge.rules import decide
+    from tests.runs import ar1, make_run
+
+    n = 40
+    reward = 0.31 + ar1(5, n, 0.3, 0.02)
+    grad = 0.3 * np.exp(ar1(6, n, 0.3, 0.2))
+    frozen = make_run(tmp_path / "frozen", reward=reward, kl=np.zeros(n), grad_norm=grad, learning_rate=np.zeros(n),
+                      config={"max_steps": 200})
+    d = diagnose(frozen)
+    assert d.learning_signal.updates_stopped_step == 1
+    assert decide(d).decision == "stop"
+    moving = make_run(tmp_path / "moving", reward=reward, kl=0.001 * np.arange(1, n + 1), grad_norm=grad,
+                      learning_rate=np.zeros(n), config={"max_steps": 200})
+    assert diagnose(moving).learning_signal.updates_stopped_step is None

@@ -178,7 +178,7 @@ def _updates_stopped(ctx: Context) -> Finding | None:
             f"the gradient norm has been NaN/inf on every logged step since step {skipped} while loss and reward stay "
             "finite: each update overflowed and was skipped (fp16 loss scaling), so the weights are those of step "
             f"{skipped}, and every step since spends compute for nothing", [skipped])
-    return _lr_negligible(ctx)
+    return _lr_negligible(ctx) or _lr_zero_policy_frozen(ctx)
 
 
 NEVER_A_GRADIENT_POINTS = 20  # logged steps, all with a gradient norm of exactly 0, before "never" can be said
@@ -234,6 +234,30 @@ def _lr_negligible(ctx: Context) -> Finding | None:
         "at under a billionth per step the weights cannot have moved from where they started, so they are the "
         "initial ones and every step spends compute for nothing (check the schedule: a warm-up far longer than the "
         "run, or the learning rate's units)", [first])
+
+
+def _lr_zero_policy_frozen(ctx: Context) -> Finding | None:
+    """A learning rate of exactly 0 on every logged step, and a KL to the reference of exactly 0 on every one too.
+
+    A logger printing a small rate at too few decimals shows 0 as well, so the rate alone says nothing; but a policy
+    that has taken any update differs from its reference, and its logged KL is no longer exactly 0. Both at 0 all
+    along, with gradients computed (a non-zero gradient norm) and nothing else moving, is a run whose weights never
+    left their initial values (a learning rate passed as 0).
+    """
+    lr, kl = ctx.run.series("lr").to_numpy(), ctx.run.series("kl").to_numpy()
+    grad = ctx.run.series("grad_norm").to_numpy()
+    if len(lr) < NEVER_A_GRADIENT_POINTS or len(kl) < NEVER_A_GRADIENT_POINTS or np.any(lr != 0.0) or (
+            np.any(kl != 0.0)) or not (len(grad) and float(np.mean(grad > 0.0)) >= 0.5):
+        return None
+    first = int(ctx.run.series("lr").index[0])
+    if _still_moving(ctx, first):
+        return None
+    return finding(
+        "lr", "updates_stopped", "critical",
+        f"the learning rate is exactly 0 on all {len(lr)} logged steps and the KL to the reference is exactly 0 on all "
+        f"{len(kl)} as well, while gradients are computed (grad norm positive): no update has moved the weights, so "
+        "they are the initial ones and every step spends compute for nothing (check how the learning rate reaches "
+        "the optimizer)", [first])
 
 
 def _quantised(values: np.ndarray) -> bool:
