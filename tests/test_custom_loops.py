@@ -283,3 +283,40 @@ def test_a_held_out_key_that_loses_its_canonical_name_keeps_its_own_without_a_se
     names = load_run(tmp_path).metric_names("eval")
     assert "mbpp_pass1" in names or "humaneval_pass1" in names
     assert not any(n.startswith(("eval/", "eval_")) for n in names), names
+
+
+def test_a_total_and_its_terms_under_one_short_prefix_are_the_reward_and_its_components(tmp_path):
+    """holdout19: a hand-written loop logged r_total, r_correct, r_think_tags and r_lang_consistency; no reward was
+    read at all, so a total carried by its format terms while the task term stayed flat was told to continue."""
+    rows = [{"step": s, "r_total": 0.8 + 0.004 * s, "r_correct": 0.27, "r_think_tags": 0.3 + 0.006 * s,
+             "r_squared": 0.5} for s in range(1, 101)]
+    write_jsonl(tmp_path / "family" / "metrics.jsonl", rows)
+    names = set(load_run(tmp_path / "family").metric_names())
+    assert {"reward_mean", "reward_component/correct_mean", "reward_component/think_tags_mean"} <= names
+    assert "reward_component/squared_mean" in names  # a term of the family too: one prefix, one loop
+    alone = [{"step": s, "r_total": 0.5 + 0.001 * s} for s in range(1, 101)]
+    write_jsonl(tmp_path / "alone" / "metrics.jsonl", alone)
+    assert "reward_mean" not in set(load_run(tmp_path / "alone").metric_names())  # one letter alone says nothing
+
+
+@pytest.mark.parametrize("key", ["success_rate", "train/success", "solve_rate"])
+def test_a_training_success_rate_is_the_reward_when_no_reward_is_logged(tmp_path, key):
+    rows = [{"step": s, key: min(1.0, 0.1 + 0.005 * s), "kl": 0.001 * s} for s in range(1, 101)]
+    write_jsonl(tmp_path / "metrics.jsonl", rows)
+    run = load_run(tmp_path)
+    assert "reward_mean" in set(run.metric_names())
+    assert any("as reward_mean" in w for w in run.warnings)
+
+
+def test_a_training_success_rate_beside_a_reward_stays_what_it_is(tmp_path):
+    rows = [{"step": s, "reward": 0.2 + 0.003 * s, "success_rate": 0.1 + 0.005 * s} for s in range(1, 101)]
+    write_jsonl(tmp_path / "metrics.jsonl", rows)
+    run = load_run(tmp_path)
+    assert run.series("reward_mean").iloc[0] == pytest.approx(0.203)
+
+
+@pytest.mark.parametrize(("key", "metric"), [("reward_correctness", "reward_component/correctness_mean"),
+                                             ("rewards_format", "reward_component/format_mean"),
+                                             ("reward_scale", "reward_scale"), ("reward_chosen", "reward_chosen")])
+def test_a_reward_function_named_after_the_word_reward(key, metric):
+    assert resolve(key).metric == metric

@@ -83,7 +83,7 @@ def guess_metric(key: str) -> Guess | None:
     True
     """
     found = [g for g in (_reward_component(key), *(rule(words(key)) for rule in _RULES)) if g is not None]
-    return found[0] if len(found) == 1 else None
+    return found[0] if len({g.metric for g in found}) == 1 else None  # rules that agree (`reward/format`) are one
 
 
 # --- the rules: each takes the key's words and returns a Guess or None
@@ -251,12 +251,30 @@ def _named_reward(tokens: list[str]) -> Guess | None:
             stat = "std" if body[end] in STD else "mean"
             body.pop(end)
             break
-    if len(body) < 2 or body[-1] not in ("reward", "rewards"):
+    if len(body) < 2:
         return None
-    name = body[:-1]
+    if body[-1] in ("reward", "rewards"):
+        name = body[:-1]
+    elif body[0] in ("reward", "rewards"):
+        # `reward_correctness`, `rewards_format`: the same function named after the word; never a preference
+        # pair's bookkeeping (`reward_chosen`, `rewards_margin`), which is no reward function.
+        name = body[1:]
+        if not any(w in _FUNCTION_NAME_WORDS for w in name):
+            return None
+    else:
+        return None
     if any(w in _NOT_A_FUNCTION_WORD or w in ("reward", "rewards") or w.isdigit() for w in name):
         return None
     return Guess(f"reward_component/{'_'.join(name)}_{stat}", "reward function words")
+
+
+# After `reward`, a word must name what is checked: `reward_scale`, `reward_p90`, `reward_chosen` (a preference
+# pair's bookkeeping) name a setting, a statistic or a pair, not a reward function.
+_FUNCTION_NAME_WORDS = frozenset({
+    "correct", "correctness", "answer", "format", "formatting", "math", "code", "test", "tests", "unit", "exec",
+    "execution", "compile", "syntax", "tag", "tags", "think", "thinking", "reasoning", "language", "lang", "length",
+    "brevity", "style", "tool", "tools", "xml", "json", "verify", "verified", "verifier", "solve", "solved",
+})
 
 
 _RULES = (_reward, _response_length, _prompt_length, _truncation, _entropy, _kl, _accuracy, _named_reward)

@@ -420,7 +420,9 @@ def merge_pieces(sources: list[NormalizedSource]) -> tuple[pd.DataFrame, list[st
             f"(to step {reach[winner_source]}), which reaches furthest"
         )
     notes.extend(_preference_accuracy(chosen))
+    notes.extend(_short_reward_family(chosen))
     notes.extend(_reward_stand_ins(chosen))
+    notes.extend(_rate_stand_in(chosen))
     notes.extend(_zero_spread_from_group_shares(chosen))
     earlier, stitched = _earlier_history(chosen, others)
     notes.extend(stitched)
@@ -530,6 +532,68 @@ def _reward_stand_ins(chosen: dict[tuple[str, str], Piece]) -> list[str]:
             "component) as reward_mean"
         )
     return notes
+
+
+# `r_total`, `rw.sum` beside `r_correct`, `r_format`: a hand-written loop's reward terms under a short prefix.
+_SHORT_REWARD = re.compile(r"^(?P<prefix>r|rw|rwd)[_./](?P<name>[A-Za-z][A-Za-z0-9_]*)$")
+_SHORT_TOTAL = frozenset({"total", "sum"})
+
+
+def _short_reward_family(chosen: dict[tuple[str, str], Piece]) -> list[str]:
+    """A total and its terms under one short prefix (`r_total`, `r_correct`, `r_format`) are the reward and its parts.
+
+    One letter alone says nothing (`r2`, `r_squared`), so only a family counts: a total or sum beside at least one
+    other term under the same prefix, in the same source, in a run that logs no reward by name. The terms become
+    reward components, so a total that climbs on its format terms alone is read as such. Renamed in `chosen`.
+    """
+    if ("reward_mean", "train") in chosen:
+        return []
+    families: dict[tuple[str, str], dict[str, Piece]] = {}
+    for (metric, split), piece in chosen.items():
+        match = _SHORT_REWARD.match(metric)
+        if split == "train" and match and metric == piece.source_key:
+            families.setdefault((piece.source, match["prefix"]), {})[match["name"]] = piece
+    for (source, _prefix), members in sorted(families.items()):
+        totals = sorted(set(members) & _SHORT_TOTAL)
+        terms = sorted(set(members) - _SHORT_TOTAL)
+        if len(totals) != 1 or not terms:
+            continue
+        total = members[totals[0]]
+        del chosen[(total.metric, "train")]
+        chosen[("reward_mean", "train")] = replace(total, metric="reward_mean")
+        for name in terms:
+            piece = members[name]
+            del chosen[(piece.metric, "train")]
+            chosen[(f"reward_component/{name}_mean", "train")] = replace(piece, metric=f"reward_component/{name}_mean")
+        shown = ", ".join(f"`{members[name].source_key}`" for name in terms)
+        return [f"{source}: read `{total.source_key}` as reward_mean and {shown} as its reward components (one "
+                "prefix, a total beside its terms); rename the keys if that is wrong"]
+    return []
+
+
+# Training-split success measures a loop may log instead of a reward (agent and tool-use loops most of all).
+_RATE_STAND_INS = ("accuracy", "pass_at_k", "success_rate", "success", "solve_rate", "task_success")
+
+
+def _rate_stand_in(chosen: dict[tuple[str, str], Piece]) -> list[str]:
+    """With no reward in the training split at all, its one success rate (`success_rate`, `train/acc`) is read as it.
+
+    An agent loop that logs the share of episodes solved per step, and no reward, is trained on exactly that
+    share; without it the reward readings (trend, peak, decline, plateau) are blind. Only one such rate, with its
+    values inside 0..1 (or percent), and only when no reward component stands in either. Renamed in `chosen`.
+    """
+    if ("reward_mean", "train") in chosen or any(
+            split == "train" and metric.startswith("reward_component/") for metric, split in chosen):
+        return []
+    found = [(metric, piece) for (metric, split), piece in chosen.items()
+             if split == "train" and metric in _RATE_STAND_INS and len(piece.values)
+             and float(np.min(piece.values)) >= 0.0 and float(np.max(piece.values)) <= 100.0]
+    if len(found) != 1:
+        return []
+    ((_metric, piece),) = found
+    chosen[("reward_mean", "train")] = replace(piece, metric="reward_mean")
+    return [f"{piece.source}: no reward is logged for training; read `{piece.source_key}` (a success rate per step) "
+            "as reward_mean"]
 
 
 def settle_guesses(pieces: list[Piece]) -> tuple[list[Piece], list[str]]:
