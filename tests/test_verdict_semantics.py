@@ -1663,3 +1663,42 @@ def test_a_learning_rate_and_a_kl_of_exactly_0_all_along_mean_the_weights_never_
     moving = make_run(tmp_path / "moving", reward=reward, kl=0.001 * np.arange(1, n + 1), grad_norm=grad,
                       learning_rate=np.zeros(n), config={"max_steps": 200})
     assert diagnose(moving).learning_signal.updates_stopped_step is None
+
+
+def _two_eval_run(root, easy, hard):
+    import json
+
+    import numpy as np
+
+    from assessor import load_run
+    from tests.runs import ar1
+
+    n = 1100
+    reward = 0.6 + 0.1 * np.minimum(1, np.arange(n) / 600) + ar1(9, n, 0.3, 0.01)
+    rows = [{"step": s + 1, "reward": float(reward[s])} for s in range(n)]
+    for k, (e, h) in enumerate(zip(easy, hard, strict=True)):
+        rows.append({"step": 50 * (k + 1), "eval/easy_acc": e, "eval/hard_acc": h})
+    root.mkdir(parents=True)
+    (root / "log.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return load_run(root)
+
+
+def test_a_second_evals_clear_fall_is_a_rollback_when_the_first_was_as_good_at_its_peak(tmp_path):
+    """holdout19: the hard split (the goal) fell from 0.36 to 0.20 (400 problems, 8.7x its noise) while the easy
+    split held at 0.88; a second eval's fall only counted as a witness and the run was told to continue. Going back
+    to step 600 gives up nothing on the easy split. When the easy split gained since, the trade is the user's."""
+    import numpy as np
+
+    from assessor import diagnose
+    from assessor.judge.rules import decide
+
+    k = np.arange(22)
+    wobble = np.array([0.0, 1, -1, 0.5, -0.5, 1, 0, -1, 0.5, -0.5, 1] * 2)  # +-1 sampling sd, no trend
+    hard = np.where(k < 12, 0.2 + 0.014 * k, 0.354 - 0.015 * (k - 11)) + 0.024 * wobble
+    easy = np.minimum(0.88, 0.83 + 0.007 * k) + 0.016 * wobble[::-1]
+    verdict = decide(diagnose(_two_eval_run(tmp_path / "holds", easy, hard)))
+    assert verdict.decision == "rollback" and 500 <= verdict.rollback_step <= 650
+    gained = np.minimum(0.88, 0.83 + 0.007 * k) + np.where(k > 12, 0.008 * (k - 12), 0) + 0.016 * wobble[::-1]
+    d = diagnose(_two_eval_run(tmp_path / "gained", gained, hard))
+    assert [f.severity for f in d.findings if f.signal == "eval/hard_acc"] == ["warning"]
+    assert decide(d).decision == "continue"

@@ -215,6 +215,7 @@ def diagnose_eval(ctx: Context) -> EvalDiagnosis:
         curve, findings = _curve(ctx, metric, primary=metric == metrics[0], may_plateau=not declining)
         if curve is not None:
             out.curves.append(curve)
+            findings = [_free_to_go_back(ctx, f, curve, metrics[0]) for f in findings]
         out.findings.extend(findings)
     # A plateau of one held-out measure while another still sets clear new highs (a preference run's eval loss or
     # margin, a second benchmark) is no plateau of the model: the held-out data still shows it improving.
@@ -223,6 +224,42 @@ def diagnose_eval(ctx: Context) -> EvalDiagnosis:
     out.findings = [_bought_by_shortening(ctx, _transfers_elsewhere(ctx, f, out.curves))
                     if f.kind == "eval_not_transferring" else f for f in out.findings]
     return out
+
+
+FREE_DECLINE_NOISE = 3.0  # a second eval's fall this large, with nothing to give up on the first, is decisive
+
+
+def _free_to_go_back(ctx: Context, fell: Finding, curve: EvalCurve, primary: str) -> Finding:
+    """A second held-out eval's clear fall, when the preferred one was as good at its peak: a better model behind.
+
+    Going back to the second eval's peak gives up nothing the preferred eval can show (it scored within its own
+    noise of now there) and wins back the whole fall: the earlier model is at least as good on one and clearly
+    better on the other. Without that, a second eval's fall is a witness only (a side task traded for the goal).
+    """
+    if fell.kind != "eval_declining" or fell.signal == "eval" or curve.decline_noise < FREE_DECLINE_NOISE:
+        return fell
+    # Decisive only against the larger of the eval-to-eval noise and the set's sampling error: a 30-problem
+    # benchmark's evaluations can run smoother than its sampling error for a while, and its fall be one draw.
+    own = ctx.run.series(curve.metric.removeprefix("eval/"), "eval").to_numpy()
+    score = eval_score(curve.metric.removeprefix("eval/"), own)
+    peak = int(np.argmax(score))
+    fall = float(np.mean(_around_peak(score, peak))) - float(np.mean(score[peak + 1:][-2:]))
+    if fall < FREE_DECLINE_NOISE * max(curve.noise, sampling_error(curve.metric, own) or 0.0):
+        return fell
+    series = ctx.run.series(primary, "eval")
+    if len(series) < 3 or primary in LOWER_IS_BETTER:
+        return fell
+    steps, values = series.index.to_numpy(), series.to_numpy()
+    noise = decline_noise(primary, values, eval_score(primary, values))
+    then = float(np.mean(_around_peak(values, int(np.argmin(np.abs(steps - curve.peak_step))))))
+    now = float(np.mean(values[-2:]))
+    if now - then > noise:
+        return fell  # the preferred eval gained since: going back costs something, the trade is the user's call
+    return fell.model_copy(update={
+        "severity": "critical",
+        "observation": f"{fell.observation}; the preferred held-out {primary} was as good then ({num(then)} around "
+                       f"step {curve.peak_step}, {num(now)} now, within its noise of {num(noise)}), so going back "
+                       "gives up nothing on it: a better model is behind"})
 
 
 def _bought_by_shortening(ctx: Context, flat: Finding) -> Finding:
