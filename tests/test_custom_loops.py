@@ -317,6 +317,9 @@ def test_a_training_success_rate_beside_a_reward_stays_what_it_is(tmp_path):
 
 @pytest.mark.parametrize(("key", "metric"), [("reward_correctness", "reward_component/correctness_mean"),
                                              ("rewards_format", "reward_component/format_mean"),
-                                             ("reward_scale", "reward_scale"), ("reward_chosen", "reward_chosen")])
+                                             ("reward_scale", "reward_scale"), ("reward_chosen", "reward_chosen"),
+                                             ("reward_extra_info/all_tests_pass/mean",
+                                              "reward_component/all_tests_pass_mean"),
+                                             ("reward_breakdown/format", "reward_component/format_mean")])
 def test_a_reward_function_named_after_the_word_reward(key, metric):
     assert resolve(key).metric == metric

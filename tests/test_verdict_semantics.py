@@ -1702,3 +1702,29 @@ def test_a_second_evals_clear_fall_is_a_rollback_when_the_first_was_as_good_at_i
     d = diagnose(_two_eval_run(tmp_path / "gained", gained, hard))
     assert [f.severity for f in d.findings if f.signal == "eval/hard_acc"] == ["warning"]
     assert decide(d).decision == "continue"
+
+
+def test_a_task_component_falling_under_a_total_held_up_by_a_bonus_is_a_rollback(tmp_path):
+    """holdout19: a code run scored tests-passed + 0.35 x lint bonus; the pass rate fell from 0.48 to 0.36 over 200
+    steps while the bonus climbed and the total stayed flat, and the run was told to continue."""
+    import numpy as np
+
+    from assessor import diagnose
+    from assessor.judge.rules import decide
+    from tests.runs import ar1, make_run
+
+    n = 1000
+    steps = np.arange(1, n + 1)
+    task = np.where(steps < 800, 0.28 + 0.2 * np.minimum(1, steps / 700), 0.48 - 0.12 * (steps - 800) / 200)
+    bonus = np.where(steps < 800, 0.3 + 0.3 * steps / 800, 0.6 + 0.35 * (steps - 800) / 200)
+    task, bonus = task + ar1(1, n, 0.3, 0.03), bonus + ar1(2, n, 0.3, 0.02)
+    traded = make_run(tmp_path / "traded", reward=task + 0.35 * bonus, rewards__tests_pass__mean=task,
+                      rewards__lint_bonus__mean=bonus)
+    d = diagnose(traded)
+    assert [f.kind for f in d.findings if f.kind == "task_component_declined"] == ["task_component_declined"]
+    verdict = decide(d)
+    assert verdict.decision == "rollback" and 650 <= verdict.rollback_step <= 820
+    rising = np.where(steps < 800, task, 0.48 + 0.05 * (steps - 800) / 200 + ar1(3, n, 0.3, 0.03))
+    healthy = make_run(tmp_path / "healthy", reward=rising + 0.35 * bonus, rewards__tests_pass__mean=rising,
+                       rewards__lint_bonus__mean=bonus)
+    assert "task_component_declined" not in {f.kind for f in diagnose(healthy).findings}

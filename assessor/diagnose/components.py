@@ -77,6 +77,11 @@ def diagnose_components(ctx: Context) -> RewardComponentsDiagnosis:
                 *_task_never_moved(ctx, components)] if composite else []
     fallen = next((c for c in components if c.name != REMAINDER and not c.saturated and _fell_from_best(c.reading)),
                   None) if any(f.kind == "component_saturated_other_stalls" for f in findings) else None
+    if composite and fallen is None:
+        hidden = _task_fell_under_total(components, total)
+        if hidden is not None:
+            fallen, found = hidden
+            findings.append(found)
     return RewardComponentsDiagnosis(
         fallen_task=fallen.reading.summary.metric if fallen is not None else None,
         components=[
@@ -331,6 +336,34 @@ def _starved_share(ctx: Context) -> float | None:
     values = zero.series.values
     recent = float(np.mean(values[-max(3, len(values) // 3):]))
     return recent if recent >= STARVED_SHARE else None
+
+
+def _task_fell_under_total(
+    components: list[_Component], total: Reading | None,
+) -> tuple[_Component, Finding] | None:
+    """The task's own component fell clearly from its best while the total held or rose on the other parts.
+
+    A code run scored as tests passed plus a style bonus can keep a flat total while the pass rate slides and the
+    bonus climbs: the policy trades what the run is for against what is cheap to score. The better model is at the
+    task component's best, whatever the total says.
+    """
+    if total is None or _direction(total) == "falling" or _fell_from_best(total) is not None:
+        return None  # a total that fell with it is the reward's own decline, read there
+    for c in components:
+        if c.name == REMAINDER or not _correctness_like(c):
+            continue
+        best = _fell_from_best(c.reading)
+        if best is None:
+            continue
+        s, t = c.reading.summary, total.summary
+        return c, finding(
+            s.metric, "task_component_declined", "warning",
+            f"{c.name}, the part of the reward that says the task was done, fell from {num(best[0])} around step "
+            f"{best[1]} to {num(s.now)} now while the total reward stayed {_direction(total)} ({num(t.start)} to "
+            f"{num(t.now)}): the other parts carry the total, so the policy is trading the task for what is cheap "
+            "to score, and the better model is behind",
+            [best[1], s.last_step])
+    return None
 
 
 def _against_total(components: list[_Component], total: Reading | None) -> list[Finding]:

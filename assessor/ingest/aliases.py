@@ -234,6 +234,11 @@ _ALL_OR_NONE = re.compile(r"all[_-]?or[_-]?(?:none|nothing)")
 EVAL_BOOKKEEPING = frozenset({"epoch"})
 _NORMALISED = re.compile(r"whiten|normali[sz]", re.IGNORECASE)
 _REWARD_FN = re.compile(r"^rewards/(?P<fn>.+?)(?:/(?P<stat>mean|std))?$")
+# A reward's named parts under a namespace of their own: verl's `reward_extra_info/<name>/mean` (what a custom
+# `compute_score` returns besides `score`), `reward_breakdown/<name>`, `reward_terms/<name>`.
+_REWARD_PART = re.compile(
+    r"^rewards?_(?:extra_info|extra|info|breakdown|terms|components?|parts|fns?|functions?)/(?P<fn>[^/]+?)"
+    r"(?:/(?P<stat>mean|std))?$")
 # verl's MLflow logger writes `@` as `_at_` (MLflow rejects `@` in metric keys).
 _VERL_VAL = re.compile(
     r"^val-core/(?P<ds>.+)/(?P<var>[^/]+)/(?P<stat>mean|best|maj|worst)(?:@|_at_)(?P<n>\d+)(?:/mean)?$"
@@ -355,7 +360,7 @@ def _resolve(k: str, scale: float) -> Resolved | None:
         # The reward after whitening or normalisation (mean 0 and spread 1 by construction): bookkeeping of the
         # advantage computation, neither the reward nor one of its functions; kept under its own name.
         return Resolved(k, split, scale)
-    fn_match = _REWARD_FN.match(k)
+    fn_match = _REWARD_FN.match(k) or _REWARD_PART.match(k)
     if fn_match and fn_match["fn"] not in STAT_WORDS:  # `rewards/mean` is the total reward: left to the guess
         stat = fn_match["stat"] or "mean"
         return Resolved(f"reward_component/{fn_match['fn']}_{stat}", split, scale)

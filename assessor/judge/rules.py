@@ -45,6 +45,7 @@ DEGRADATION = {
     "length_approaching_cap": 1.0, "component_saturated_other_stalls": 2.0, "reward_falling": 1.0,
     "reward_per_kl_collapsed": 1.0, "side_eval_declining": 1.0, "shaped_reward_declined": 2.0,
     "eval_latest_drop": 1.0, "shortest_completions_collapsed": 1.0, "length_truncation": 1.0,
+    "task_component_declined": 2.0,
     **{kind: weight for kind, (_, weight) in BREAKAGE_KINDS.items() if kind != "nonfinite"},
 }
 # Degradation only beside a fall of the training reward (then it is the fall's mechanism: answers cut off at the cap
