@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from assessor import load_run
 from assessor.diagnose import diagnose
 from tests.runs import ar1, make_run
 
@@ -247,3 +248,19 @@ def test_a_regime_change_downwards_is_said_as_a_drop_not_a_jump():
     up = _spike_findings("kl", [Spike(step=2818, value=0.05, level=0.036, size_noise=12.0,
                                       kind="regime_change")], 3000)[0]
     assert up.observation.startswith("kl jumped to 0.05")
+
+
+def test_a_second_evals_lone_best_evaluation_is_no_level_to_fall_from(tmp_path):
+    """holdout20: a finished DPO run's held-out loss read 0.547, 0.517, 0.548 around its best and 0.57, 0.53 at the
+    end: 'risen 5.4x its noise from 0.517' sent a run that should keep its final weights back to step 800."""
+    import json
+
+    loss = [0.665, 0.644, 0.618, 0.579, 0.568, 0.559, 0.547, 0.517, 0.548, 0.572, 0.571, 0.534]
+    acc = [0.583, 0.603, 0.656, 0.694, 0.7, 0.744, 0.753, 0.723, 0.729, 0.769, 0.745, 0.741]
+    rows = [{"step": s, "loss": 0.6 - 0.0002 * s, "rewards/accuracies": 0.6 + 0.0002 * s,
+             "rewards/margins": 0.5 + 0.001 * s} for s in range(1, 1201)]
+    rows += [{"step": 100 * (k + 1), "eval_loss": lo, "eval_rewards/accuracies": a}
+             for k, (lo, a) in enumerate(zip(loss, acc, strict=True))]
+    (tmp_path / "log.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    d = diagnose(load_run(tmp_path))
+    assert not [f for f in d.findings if f.kind == "eval_declining"]

@@ -460,9 +460,10 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
     )
     findings: list[Finding] = []
     evals_after_peak = len(values) - 1 - peak_index
-    # As for the preferred series: the peak is read with its neighbours, so the luckiest of many evaluations of a
-    # flat curve is not a level the model has fallen from (the single best is picked after looking).
-    fell_from_around = (float(np.mean(_around_peak(score, peak_index))) - recent) / noise >= 2.0
+    # The peak is read with its neighbours, as the best point reads it (an evaluation counts only if the median of
+    # it and those either side does too): the luckiest of many evaluations of a flat curve is not a level the model
+    # has fallen from (the single best is picked after looking).
+    fell_from_around = (float(np.median(_around_peak(score, peak_index))) - recent) / noise >= 2.0
     if (not primary and not constant and evals_after_peak >= 2 and curve.decline_noise >= 2.0
             and fell_from_around):
         best = (f"was at its best (lowest) at {num(curve.peak)} at step {curve.peak_step} and has risen to average"
