@@ -369,3 +369,20 @@ def test_a_loss_that_went_nan_is_never_summarised_as_a_stable_pattern(tmp_path):
     text = export_prompt(JudgeRequest(run=run, diagnostics=diagnose(run), plots=[]), images=False).user
     line = next(x for x in text.splitlines() if x.startswith("- loss: "))
     assert f"NaN/inf at 12 steps, steps {n - 11}–{n}" in line, line
+
+
+def test_a_reward_component_that_rose_and_fell_is_never_listed_as_rising(tmp_path):
+    """holdout19/20 blind readers (three of four): 'accuracy_reward: 0.267 -> 0.325, rising' for a component that
+    peaked near 0.6 and collapsed; its peak was never looked up (the table keys components by their full name)."""
+    import numpy as np
+
+    from tests.runs import ar1, make_run
+
+    n = 600
+    steps = np.arange(1, n + 1)
+    acc = np.where(steps < 450, 0.27 + 0.33 * steps / 450, 0.6 - 0.28 * (steps - 450) / 150) + ar1(90, n, 0.3, 0.01)
+    fmt = np.minimum(0.97, 0.78 + 0.002 * steps) + ar1(91, n, 0.3, 0.005)
+    run = make_run(tmp_path, reward=acc + fmt, rewards__accuracy_reward__mean=acc, rewards__format_reward__mean=fmt)
+    text = export_prompt(JudgeRequest(run=run, diagnostics=diagnose(run), plots=[]), images=False).user
+    line = next(x for x in text.splitlines() if x.strip().startswith("- accuracy_reward:"))
+    assert "rose, then fell from its peak" in line and "rising" not in line, line

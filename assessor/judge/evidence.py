@@ -390,11 +390,15 @@ def learning_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
     # row with its own trend word would read as a different quantity.
     single = len(d.reward_components.components) == 1
     for c in [] if single else d.reward_components.components[:MAX_COMPONENTS]:
-        signal = d.signals.get(c.name)
+        signal = d.signals.get(f"reward_component/{c.name}_mean") or d.signals.get(c.name)
+        # start → now alone hides a rise then a collapse: give the peak when it lies between them, and when the
+        # component has fallen from it by more than its noise, say so instead of the start-to-now direction.
+        between = signal is not None and signal.peak > max(c.start, c.now)
+        fell = between and signal is not None and signal.peak - c.now > 2 * signal.noise
         components.append({
-            "name": scrub.label(c.name), "start": c.start, "now": c.now, "trend": c.trend, "saturated": c.saturated,
-            # start → now alone hides a rise then a collapse: give the peak when it lies between them
-            "peak": signal.peak if signal is not None and signal.peak > max(c.start, c.now) else None,
+            "name": scrub.label(c.name), "start": c.start, "now": c.now,
+            "trend": "fell from its peak" if fell else c.trend, "saturated": c.saturated,
+            "peak": signal.peak if between and signal is not None else None,
             "peak_step": signal.peak_step if signal is not None else None,
         })
     return {
