@@ -606,3 +606,17 @@ def test_a_high_per_token_kl_is_named_by_its_level_even_when_steady(tmp_path, le
     kl = level * (1 + ar1(81, n, 0.3, 0.02))
     found = [f for f in diagnose(make_run(tmp_path, reward=reward, kl=kl)).findings if f.kind == "kl_high"]
     assert [f.severity for f in found] == ([severity] if severity else [])
+
+
+def test_nan_values_that_run_to_the_end_are_never_called_passing(tmp_path):
+    """holdout20's blind reader: KL and entropy NaN on the last 7 steps read '(not lasting: the steps after them are
+    finite)' when no step followed them."""
+    from assessor import diagnose
+    from tests.runs import ar1, make_run
+
+    n = 300
+    kl = 0.02 + ar1(82, n, 0.3, 0.002)
+    kl[-7:] = np.nan
+    found = next(f for f in diagnose(make_run(tmp_path, reward=0.3 + ar1(83, n, 0.3, 0.02), kl=kl)).findings
+                 if f.kind == "nonfinite" and f.signal == "kl")
+    assert "not lasting" not in found.observation and f"since step {n - 6}" in found.observation

@@ -386,3 +386,9 @@ def test_a_reward_component_that_rose_and_fell_is_never_listed_as_rising(tmp_pat
     text = export_prompt(JudgeRequest(run=run, diagnostics=diagnose(run), plots=[]), images=False).user
     line = next(x for x in text.splitlines() if x.strip().startswith("- accuracy_reward:"))
     assert "rose, then fell from its peak" in line and "rising" not in line, line
+
+
+def test_saturation_is_not_said_to_have_lost_a_spread_the_run_never_logged():
+    """holdout20's blind reader: 'SATURATED (reward at its ceiling, spread gone)' where reward_std is not logged."""
+    line = next(x for x in user_text("verl-grpo-gsm8k-q7b-fsdp-base").splitlines() if "SATURATED" in x)
+    assert "spread gone" not in line and "no spread is logged" in line

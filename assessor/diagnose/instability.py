@@ -56,6 +56,11 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
             severity, tail = "critical", (f": every logged value since step {final[0]} is NaN/inf, training has "
                                           "diverged" if final else ": the latest logged values are all NaN/inf, "
                                           "training has diverged")
+        elif latest:
+            # Still NaN at the end (KL or entropy beside a diverging loss): nothing after them to call it passing.
+            final = trailing_nonfinite(ctx.run, metric)
+            severity, tail = "warning", (f": every logged value since step {final[0]} is NaN/inf, through the latest"
+                                         if final else ": the latest logged values are NaN/inf")
         elif share >= 0.2:
             severity, tail = "warning", f" ({share:.0%} of logged steps)"
         else:
