@@ -392,3 +392,22 @@ def test_saturation_is_not_said_to_have_lost_a_spread_the_run_never_logged():
     """holdout20's blind reader: 'SATURATED (reward at its ceiling, spread gone)' where reward_std is not logged."""
     line = next(x for x in user_text("verl-grpo-gsm8k-q7b-fsdp-base").splitlines() if "SATURATED" in x)
     assert "spread gone" not in line and "no spread is logged" in line
+
+
+def test_a_finished_runs_best_point_is_never_left_to_a_next_check(tmp_path):
+    """holdout20's blind reader: a finished run's best point was 'where to go back to if the next check confirms
+    one'; a finished run has no next check (DESIGN: its verdict is about which weights to keep)."""
+    import numpy as np
+
+    from tests.runs import ar1, make_run
+
+    n = 400
+    ev = np.array([0.30, 0.40, 0.47, 0.52, 0.55, 0.562, 0.566, 0.575, 0.57, 0.573, 0.566, 0.571, 0.568, 0.572, 0.569,
+                   0.574, 0.57, 0.561, 0.566, 0.562])
+    reward = 0.3 + 0.3 * np.minimum(1, np.arange(n) / 150) + ar1(5, n, 0.3, 0.01)
+    run = make_run(tmp_path, reward=reward, eval_every=20, eval_values=ev, config={"max_steps": n})
+    d = diagnose(run)
+    assert d.run.state == "finished"
+    line = next(x for x in export_prompt(JudgeRequest(run=run, diagnostics=d, plots=[]), images=False).user
+                .splitlines() if x.startswith("- chosen as"))
+    assert "named for reference only" in line and "next check" not in line and "the run has finished" in line

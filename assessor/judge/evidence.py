@@ -499,6 +499,7 @@ def best_values(
         # A held-out best point with evaluations after it and no decline established: named for reference only.
         "later_evaluations": not b.behind and b.basis == "eval" and b.best_step is not None and any(
             c.metric == b.metric and c.now_step > b.best_step for c in d.eval.curves),
+        "finished": d.run.state == "finished",  # no next check to confirm a dip on
         "expected_checkpoint_step": b.expected_checkpoint_step, "save_steps": b.save_steps,
         "checkpoint_step": b.checkpoint_step, "reason": scrub(b.reason),
         "on_disk": len(checkpoints),
