@@ -620,3 +620,21 @@ def test_nan_values_that_run_to_the_end_are_never_called_passing(tmp_path):
     found = next(f for f in diagnose(make_run(tmp_path, reward=0.3 + ar1(83, n, 0.3, 0.02), kl=kl)).findings
                  if f.kind == "nonfinite" and f.signal == "kl")
     assert "not lasting" not in found.observation and f"since step {n - 6}" in found.observation
+
+
+def test_a_consistent_drift_too_small_for_a_trend_is_not_called_no_clear_trend(tmp_path):
+    """holdout19's blind reader: 'reward_mean shows no clear trend ... (Mann-Kendall p=0.00)': p=0.00 is a clear
+    drift, only too small to count as a trend."""
+    import importlib
+
+    from assessor import diagnose
+    from tests.runs import ar1, make_run
+
+    kl_reward = importlib.import_module("assessor.diagnose.kl_reward")
+    n = 300
+    d = diagnose(make_run(tmp_path, reward=0.5 + ar1(84, n, 0.3, 0.02), kl=0.01 + 0.0002 * np.arange(n)))
+    kl, reward = d.signals["kl"], d.signals["reward_mean"]
+    for p, words in ((0.001, "drifts up consistently"), (0.4, "shows no clear trend")):
+        drifting = reward.model_copy(update={"trend_p": p, "trend_change": 0.001})
+        found = kl_reward._findings("kl_up_reward_flat", kl, drifting, [], None, (0.01, 0.5), 1.0)
+        assert words in found[0].observation, found[0].observation

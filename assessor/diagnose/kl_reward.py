@@ -433,9 +433,14 @@ def _findings(
         # Also when the latest window ticks up: on the whole stretch since the bend, that is noise on a plateau.
         out.append(finding("kl_reward", "kl_up_reward_flat", "warning", drift[0], [drift[1]]))
     elif quadrant == "kl_up_reward_flat":
-        out.append(finding("kl_reward", "kl_up_reward_unclear", "watch",
-                           f"{kl_move}; {reward_level} shows no clear trend over the same stretch (Mann-Kendall "
-                           f"p={reward.trend_p:.2f}), but the noise cannot rule out that it is still rising", [since]))
+        # A consistent drift (small Mann-Kendall p) that is too small to count as a trend is not "no clear trend".
+        way = "up" if reward.trend_change >= 0 else "down"
+        unclear = (f"drifts {way} consistently but by less than a trend needs over the same stretch (Mann-Kendall "
+                   f"p={reward.trend_p:.2f}), so whether it still pays is unclear" if reward.trend_p < 0.05 else
+                   f"shows no clear trend over the same stretch (Mann-Kendall p={reward.trend_p:.2f}), but the noise "
+                   "cannot rule out that it is still rising")
+        out.append(finding("kl_reward", "kl_up_reward_unclear", "watch", f"{kl_move}; {reward_level} {unclear}",
+                           [since]))
     elif quadrant == "kl_up_reward_up":
         out.append(finding("kl_reward", quadrant, "info",
                            f"{kl_move} with {reward_move}: the policy changes and improves on the training "
