@@ -638,3 +638,15 @@ def test_a_consistent_drift_too_small_for_a_trend_is_not_called_no_clear_trend(t
         drifting = reward.model_copy(update={"trend_p": p, "trend_change": 0.001})
         found = kl_reward._findings("kl_up_reward_flat", kl, drifting, [], None, (0.01, 0.5), 1.0)
         assert words in found[0].observation, found[0].observation
+
+
+def test_a_lasting_shift_of_a_few_percent_is_no_change_of_regime():
+    """holdout19's blind reader: 'kl jumped to 0.00105 at step 336 (local level 0.001, 6x noise) and did not come
+    back' on a run whose KL was just starting to move. A shift by a sizeable share of the level still is one."""
+    from assessor.diagnose.instability import _spike_findings
+    from assessor.diagnose.models import Spike
+
+    small = Spike(step=336, value=0.00105, level=0.001, size_noise=6.0, kind="regime_change")
+    assert not _spike_findings("kl", [small], 345)
+    large = Spike(step=336, value=0.004, level=0.001, size_noise=40.0, kind="regime_change")
+    assert [f.kind for f in _spike_findings("kl", [large], 345)] == ["spike_regime_change"]
