@@ -1728,3 +1728,26 @@ def test_a_task_component_falling_under_a_total_held_up_by_a_bonus_is_a_rollback
     healthy = make_run(tmp_path / "healthy", reward=rising + 0.35 * bonus, rewards__tests_pass__mean=rising,
                        rewards__lint_bonus__mean=bonus)
     assert "task_component_declined" not in {f.kind for f in diagnose(healthy).findings}
+
+
+def test_a_thin_signal_early_in_the_plan_waits_unless_a_cause_is_on_the_sheet(tmp_path):
+    """holdout19: runs whose reward sits at exactly 0 for the first quarter and then climbs were stopped on every
+    check before the climb. Early in a known plan that is not yet a verdict; completions all cut at the cap from the
+    start (holdout8) are a cause no waiting fixes, and stay a stop."""
+    import numpy as np
+
+    from assessor import diagnose
+    from assessor.judge.rules import decide
+    from tests.runs import make_run
+
+    rng = np.random.default_rng(8)
+    n = 120
+    reward = rng.binomial(512, 0.003, n) / 512
+    zero = 1 - rng.binomial(64, 0.01, n) / 64
+    sparse = make_run(tmp_path / "sparse", reward=reward, frac_reward_zero_std=zero, learning_rate=np.full(n, 1e-6),
+                      completions__mean_length=600 + rng.normal(0, 20, n), config={"max_steps": 1000})
+    assert decide(diagnose(sparse)).decision == "continue"
+    cut = make_run(tmp_path / "cut", reward=reward, frac_reward_zero_std=zero, learning_rate=np.full(n, 1e-6),
+                   completions__mean_length=np.full(n, 256.0), completions__clipped_ratio=np.full(n, 0.99),
+                   config={"max_steps": 1000, "max_completion_length": 256})
+    assert decide(diagnose(cut)).decision == "stop"

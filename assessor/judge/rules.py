@@ -400,21 +400,29 @@ def _too_few_points(d: Diagnostics) -> bool:
     return reward is not None and reward.points < EARLY_POINTS
 
 
-def _thin_signal_in_warm_up(d: Diagnostics, w: _Weighed) -> bool:
-    """Almost no signal yet, early in a known budget, while the learning rate is still climbing to its set value.
+# A cause that no amount of waiting fixes: every completion cut at the cap scores nothing, whatever the task.
+NO_SIGNAL_CAUSES = frozenset({"length_at_cap_from_start"})
 
-    A hard task gives a few solved groups per batch at first; while the warm-up still shrinks every update, they
-    have not had their chance to pull the rest along (only a reward identical everywhere is a setup fault at once).
+
+def _thin_signal_in_warm_up(d: Diagnostics, w: _Weighed) -> bool:
+    """Almost no signal yet, early in a known budget, with no cause on the sheet that waiting cannot fix.
+
+    A hard task gives a few solved groups per batch, or none, for the first stretch of a run, and often lifts off
+    once the first successes pull the rest along (more so while a warm-up still shrinks every update). Before a
+    fifth of the planned steps that is not yet a verdict; a reward identical everywhere, or completions all cut at
+    the cap, are (they are setup faults at once).
     """
-    return (all(f.kind == "no_learning_signal" for f in w.setup_failure) and _warming_up(d)
-            and _early_in_budget(d))
+    return (all(f.kind == "no_learning_signal" for f in w.setup_failure) and _early_in_budget(d)
+            and not any(f.kind in NO_SIGNAL_CAUSES and f.severity in ("warning", "critical") for f in d.findings))
 
 
 def _signal_awaits_warm_up(d: Diagnostics, w: _Weighed) -> Verdict:
-    lr = d.signals["lr"]
-    headline = (f"Continue: almost no learning signal yet, but the learning rate is still warming up ({num(lr.now)} "
-                f"now, rising) at {d.run.progress:.0%} of the planned steps; look again once it has reached its set "
-                "value.")
+    lr = d.signals.get("lr")
+    warming = (f"the learning rate is still warming up ({num(lr.now)} now, rising) and " if lr is not None
+               and _warming_up(d) else "")
+    headline = (f"Continue for now: almost no learning signal yet, but {warming}only {d.run.progress:.0%} of the "
+                "planned steps are done, and hard tasks often lift off late; if nothing has moved by a fifth of the "
+                "plan, stop.")
     return _verdict(d, "continue", 0.4, w.setup_failure, headline, w, actions=[
         "If the reward still sits at its floor with almost every group alike after the warm-up, stop and make the "
         "task reachable (easier prompts, partial credit, a checked answer format).",
