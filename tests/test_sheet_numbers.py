@@ -411,3 +411,12 @@ def test_a_finished_runs_best_point_is_never_left_to_a_next_check(tmp_path):
     line = next(x for x in export_prompt(JudgeRequest(run=run, diagnostics=d, plots=[]), images=False).user
                 .splitlines() if x.startswith("- chosen as"))
     assert "named for reference only" in line and "next check" not in line and "the run has finished" in line
+
+
+def test_findings_the_sheet_restates_in_full_are_not_listed_twice():
+    """An earlier KL drift is in the KL section's spans, an unclear reward trend in the table: a second copy in the
+    findings costs tokens and, worded differently, reads as a second number for one thing."""
+    text = user_text("verl-grpo-gsm8k-q7b-fsdp-base")
+    findings = text.split("## Findings")[1].split("## Signals")[0]
+    assert "(earlier_drift" not in findings and "(reward_unclear" not in findings
+    assert "(kl up reward flat)" in text.split("## KL and reward")[1].split("##")[0]

@@ -68,7 +68,11 @@ KEY_SIGNALS: tuple[str, ...] = (
 )
 # Findings said elsewhere in the prompt: KL's absence with its reason in the "Not visible" list, and that a
 # policy-gradient loss is no progress measure in every card but DPO's (whose runs never get this finding).
-RESTATED_FINDINGS = frozenset({"kl_not_measured", "loss_not_a_progress_signal"})
+# Said elsewhere on the sheet in full (the "Not visible" list, the KL section's spans and quadrant, the table's trend
+# and the generation section's entropy line): a second copy in the findings costs tokens and, worded differently,
+# reads as a second number for one thing.
+RESTATED_FINDINGS = frozenset({"kl_not_measured", "loss_not_a_progress_signal", "earlier_drift", "reward_unclear",
+                               "entropy_gradual_decline", "kl_up_reward_up", "kl_stable_reward_up"})
 # Held-out series that time the eval loop rather than measure the model.
 EVAL_LOOP_WORDS = ("runtime", "second")
 # Schedules, not measurements: their jumps and noise units mean nothing.
