@@ -1751,3 +1751,25 @@ def test_a_thin_signal_early_in_the_plan_waits_unless_a_cause_is_on_the_sheet(tm
                    completions__mean_length=np.full(n, 256.0), completions__clipped_ratio=np.full(n, 0.99),
                    config={"max_steps": 1000, "max_completion_length": 256})
     assert decide(diagnose(cut)).decision == "stop"
+
+
+def test_a_reward_climbing_off_its_floor_is_a_lift_off_not_a_run_without_signal(tmp_path):
+    """holdout19 (a TRL run logging every 10 steps, cut at step 420 of 1000): reward exactly 0 for 300 steps, then
+    climbing, 94% of groups still alike. Read as 'the reward has sat at its floor since the start' (and, once that
+    was guarded, 'fallen to its floor from a peak of 0.0447', the peak being now), and stopped."""
+    import numpy as np
+
+    from assessor import diagnose
+    from assessor.judge.rules import decide
+    from tests.runs import make_run
+
+    reward = np.zeros(42)
+    reward[[2, 10, 20, 23, 29, 31]] = [0.0062, 0.0039, 0.0062, 0.0008, 0.0094, 0.0008]
+    reward[33:] = [0.0078, 0.0094, 0.007, 0.0234, 0.0086, 0.0336, 0.0648, 0.0461, 0.0703]
+    spread = np.where(reward > 0, 1 - 0.4 * np.sqrt(reward) - 0.006, 1.0)
+    grad = np.where(np.arange(len(reward)) >= 39, 0.1, 0.0)
+    run = make_run(tmp_path, interval=10, reward=reward, frac_reward_zero_std=spread, grad_norm=grad,
+                   config={"max_steps": 1000})
+    d = diagnose(run)
+    assert not {f.kind for f in d.findings} & {"no_learning_signal", "reward_floor_no_signal"}
+    assert decide(d).decision == "continue"

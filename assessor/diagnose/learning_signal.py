@@ -83,8 +83,9 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
             f"{_share_text(no_spread_share)}: the data has nothing more to teach; harder prompts or stopping",
             [r.plateau_start or r.trend_window_start]))
     elif floor is not None and spread_gone and r.now <= floor + 0.05 * max(1.0, (ceiling or 1.0) - floor) and (
-            r.peak - floor <= NEVER_OFF_FLOOR * max(1.0, (ceiling or 1.0) - floor)):
+            r.peak - floor <= NEVER_OFF_FLOOR * max(1.0, (ceiling or 1.0) - floor)) and r.trend != "rising":
         # At the floor all along: not a fall (its "peak" is a lucky stretch), a run with almost nothing to learn from.
+        # A reward climbing off the floor, however little of the range it has covered yet, is a lift-off.
         out.never_learned = True
         findings.append(finding(
             "reward_mean", "no_learning_signal", "critical",
@@ -93,7 +94,8 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
             "is zero. The policy has had next to nothing to learn from, so more steps buy nothing: make the task "
             "reachable (easier prompts, a reward that gives partial credit, a working tool or answer format) first",
             [int(reward.series.steps[0])]))
-    elif floor is not None and spread_gone and r.now <= floor + 0.05 * max(1.0, (ceiling or 1.0) - floor):
+    elif floor is not None and spread_gone and r.now <= floor + 0.05 * max(1.0, (ceiling or 1.0) - floor) and (
+            r.trend != "rising"):
         findings.append(finding(
             "reward_mean", "reward_floor_no_signal", "critical",
             f"reward has fallen to its floor ({num(r.now)}, from a peak of {num(r.peak)} at step {r.peak_step}) "
