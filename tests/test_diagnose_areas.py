@@ -650,3 +650,21 @@ def test_a_lasting_shift_of_a_few_percent_is_no_change_of_regime():
     assert not _spike_findings("kl", [small], 345)
     large = Spike(step=336, value=0.004, level=0.001, size_noise=40.0, kind="regime_change")
     assert [f.kind for f in _spike_findings("kl", [large], 345)] == ["spike_regime_change"]
+
+
+def test_a_kl_logged_as_coefficient_times_a_sum_is_never_given_a_level_in_nats(tmp_path):
+    """holdout21's blind reader: 'KL is high: 26.6 (about 52.4 nats per token)' on a reasoning-from-scratch CSV whose
+    sheet says its KL is logged as coefficient x a summed KL, to be read by its growth (and no per-token KL is 52)."""
+    import importlib
+
+    from assessor import diagnose
+    from tests.runs import ar1, make_run
+
+    kl_reward = importlib.import_module("assessor.diagnose.kl_reward")
+    n = 300
+    d = diagnose(make_run(tmp_path, reward=0.5 + ar1(87, n, 0.3, 0.02), kl=26.6 * (1 + ar1(88, n, 0.3, 0.01))))
+    kl, reward = d.signals["kl"], d.signals["reward_mean"]
+    scaled = kl_reward._findings("kl_stable_reward_flat", kl, reward, [], None, (26.6, 0.5), 0.508)
+    assert "kl_high" not in {f.kind for f in scaled}
+    plain = kl_reward._findings("kl_stable_reward_flat", kl, reward, [], None, (26.6, 0.5), 1.0)
+    assert "kl_high" in {f.kind for f in plain}

@@ -1773,3 +1773,49 @@ def test_a_reward_climbing_off_its_floor_is_a_lift_off_not_a_run_without_signal(
     d = diagnose(run)
     assert not {f.kind for f in d.findings} & {"no_learning_signal", "reward_floor_no_signal"}
     assert decide(d).decision == "continue"
+
+
+def test_a_collapse_is_dated_from_its_cliff_not_from_the_gentle_sharpening_before_it(tmp_path):
+    """holdout21's blind readers: 'broken from step 420: entropy collapsed' where entropy eased 0.40 -> 0.28 by 420,
+    held there, and fell off a cliff to 0.03 at 1330: the target was sent 850 steps back, past real held-out gains."""
+    import numpy as np
+
+    from assessor import diagnose
+    from tests.runs import ar1, make_run
+
+    n = 1400
+    steps = np.arange(1, n + 1)
+    entropy = np.where(steps < 420, 0.4 - 0.12 * steps / 420, 0.28)
+    entropy = np.where(steps < 1330, entropy, 0.03) * np.exp(ar1(12, n, 0.3, 0.02))
+    reward = 0.35 + 0.3 * np.minimum(1, steps / 1000) + ar1(13, n, 0.3, 0.01)
+    reward[1330:] -= 0.2
+    d = diagnose(make_run(tmp_path, reward=reward, entropy=entropy))
+    collapse = next(f for f in d.findings if f.kind == "entropy_collapse")
+    assert collapse.steps[0] >= 1200, collapse.observation
+    assert d.best_checkpoint.breakage_step is None or d.best_checkpoint.breakage_step >= 1200
+
+
+def test_a_kl_jump_after_which_the_held_out_eval_set_a_clear_new_best_is_no_breakage(tmp_path):
+    """holdout21: the warm-up ended at step 200, KL jumped 0.002 -> 0.011 and the grad norm 0.2 -> 0.9, the reward
+    dipped and recovered, and the held-out accuracy went on to its best (0.57 at 500 against 0.51 before): 'broken
+    from step 210: KL jumped' sent the healthy run back to step 200."""
+    import numpy as np
+
+    from assessor import diagnose
+    from assessor.judge.rules import decide
+    from tests.runs import ar1, make_run
+
+    n = 520
+    steps = np.arange(1, n + 1)
+    kl = np.where(steps < 210, 0.002, 0.011) * (1 + ar1(14, n, 0.3, 0.03))
+    grad = np.where(steps < 215, 0.2, 0.9) * np.exp(ar1(15, n, 0.3, 0.05))
+    reward = 0.45 + 0.1 * np.minimum(1, steps / 200) + ar1(16, n, 0.3, 0.01)
+    reward[210:320] -= 0.08 * (1 - (steps[210:320] - 210) / 110)
+    rising = np.array([0.42, 0.46, 0.49, 0.505, 0.46, 0.50, 0.52, 0.535, 0.55, 0.565])
+    run = make_run(tmp_path / "rose", reward=reward, kl=kl, grad_norm=grad, eval_every=50, eval_values=rising,
+                   config={"max_steps": 1500})
+    assert decide(diagnose(run)).decision == "continue"
+    fell = np.array([0.42, 0.46, 0.49, 0.505, 0.46, 0.44, 0.42, 0.41, 0.40, 0.39])
+    run = make_run(tmp_path / "fell", reward=reward, kl=kl, grad_norm=grad, eval_every=50, eval_values=fell,
+                   config={"max_steps": 1500})
+    assert decide(diagnose(run)).decision == "rollback"

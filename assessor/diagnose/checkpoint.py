@@ -70,7 +70,7 @@ CONFIRMED_BREAKAGE = 2.0
 # A policy that sharpened (entropy collapsed) or sampled hotter (entropy lurched up) is broken only if quality
 # suffered: a held-out eval that rose after it says it did not. Divergence, runaway lengths and the rest break
 # generation whatever an eval shows.
-OVERRULED_BY_EVAL = frozenset({"entropy_collapse", "entropy_lurch"})
+OVERRULED_BY_EVAL = frozenset({"entropy_collapse", "entropy_lurch", "kl_jump", "grad_norm_regime_change"})
 AS_GOOD_ERRORS = 1.0
 STEP_BANDS = 2.0  # a drop in one step this many bands deep is a fall, not the start of a slide
 

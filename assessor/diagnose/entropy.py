@@ -27,6 +27,9 @@ LN_VOCAB_UPPER = math.log(262_144)
 COLLAPSE_GONE = 0.1  # a tenth of the starting entropy: near-deterministic whatever the speed
 COLLAPSE_FAST = 0.25  # a quarter of the start, reached fast
 FAST_SHARE = 0.2  # "fast": most of the fall happens within a fifth of the run
+# A collapse is dated from where its middle half begins: the first tenth of a fall to a tenth of the start is the
+# gentle sharpening every learning run shows, which can last most of the run before the cliff.
+COLLAPSE_EDGE = 0.25
 LOW_SHARE = 0.25  # a gradual decline to a quarter of the start is still worth watching
 DECLINE_RELATIVE = 0.85  # a decline must take at least 15% off the start to be called one
 RISE_RELATIVE = 1.25
@@ -171,7 +174,7 @@ def _decline(reading: Reading) -> tuple[str, list[Finding]]:
         if ratio <= COLLAPSE_GONE and s.now > 0 and float(np.min(reading.series.smooth)) > 0:
             # A collapse to a tenth or less is multiplicative (each update sharpens the distribution by a factor):
             # read on a log scale, its span starts where the collapse did, not in the gentle decline before it.
-            onset, end = _fall_span(reading, log=True)
+            onset, end = _fall_span(reading, log=True, edge=COLLAPSE_EDGE)
             scale = " (read on a log scale)"
         return "collapse", [finding(
             "entropy", "entropy_collapse", severity,
@@ -198,8 +201,8 @@ def _decline(reading: Reading) -> tuple[str, list[Finding]]:
 
 
 
-def _fall_span(reading: Reading, log: bool = False) -> tuple[int, int]:
-    """Steps between which the smoothed curve covers most (10% to 90%) of its fall from start to now.
+def _fall_span(reading: Reading, log: bool = False, edge: float = 0.1) -> tuple[int, int]:
+    """Steps between which the smoothed curve covers most (`edge` to 1 - `edge`) of its fall from start to now.
 
     `log`: the fall measured on a log scale (all levels must be positive).
     """
@@ -209,9 +212,9 @@ def _fall_span(reading: Reading, log: bool = False) -> tuple[int, int]:
     if log:
         smooth, start, now = np.log(smooth), math.log(start), math.log(now)
     drop = start - now
-    reached = np.flatnonzero(smooth <= now + 0.1 * drop)
+    reached = np.flatnonzero(smooth <= now + edge * drop)
     end_index = int(reached[0]) if len(reached) else int(np.argmin(smooth))
-    before = np.flatnonzero(smooth[:end_index + 1] >= start - 0.1 * drop)
+    before = np.flatnonzero(smooth[:end_index + 1] >= start - edge * drop)
     start_index = int(before[-1]) if len(before) else 0
     return int(steps[start_index]), int(steps[end_index])
 

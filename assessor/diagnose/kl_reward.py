@@ -466,13 +466,12 @@ def _findings(
                            f"(+{max(0.0, kl.now - kl_then) / kl.now:.0%} of its current level) with no sign of "
                            "levelling off", [since]))
     # The level itself, whatever its trend: a per-token KL of several nats is far from the reference even when it
-    # holds steady and the reward climbs (only where the logged scale is known: a summed KL has no such yardstick).
-    if per_nat is not None and kl.now >= KL_HIGH * per_nat:
-        nats = kl.now / per_nat
-        level = (f"{num(kl.now)} nats per token" if per_nat == 1.0 else
-                 f"{num(kl.now)} (about {num(nats)} nats per token)")
-        out.append(finding("kl", "kl_high", "warning" if nats >= KL_FAR else "watch",
-                           f"KL is high: {level} now; about 0.5 nats per token is a warning level and 1 a stop sign: "
+    # holds steady and the reward climbs. Only where the per-token KL itself is logged: a coefficient-scaled,
+    # summed KL is read by its growth (the sheet says so), and a level converted from it would be a guess.
+    if per_nat == 1.0 and kl.now >= KL_HIGH:
+        out.append(finding("kl", "kl_high", "warning" if kl.now >= KL_FAR else "watch",
+                           f"KL is high: {num(kl.now)} nats per token now; about 0.5 is a warning level and 1 a stop "
+                           "sign: "
                            "the policy is far from its reference, so read completions for degenerate text before "
                            "trusting the reward", [kl.last_step]))
     earlier_bad = [s for s in timeline[:-1] if s.quadrant in ("kl_up_reward_flat", "kl_up_reward_down")]
