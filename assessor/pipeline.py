@@ -154,7 +154,8 @@ def truncate(run: Run, last_step: int) -> Run:
         checkpoints=[c for c in run.checkpoints if c.step <= last_step], gpu=gpu,
         samples=[s for s in run.samples if s.step is None or s.step <= last_step],
         # At an earlier step the run was still going: no end summary yet, and it was being written to then.
-        facts=run.facts.model_copy(update={"training_ended": False}) if last_step < (run.last_step or 0) else run.facts,
+        facts=run.facts.model_copy(update={"training_ended": False, "training_crashed": None})
+        if last_step < (run.last_step or 0) else run.facts,
         newest_write=None,
     )
 

@@ -81,6 +81,9 @@ class RunFacts(_Model):
     vocab_size: int | None = Field(None, description="Tokenizer vocabulary; entropy cannot exceed ln(vocab_size).")
     save_steps: int | None = Field(None, description="Steps between saved checkpoints (the config's save interval).")
     training_ended: bool = Field(False, description="The trainer wrote its end-of-training summary.")
+    training_crashed: str | None = Field(
+        None, description="The error a text log beside the metrics ends with (a traceback, an out-of-memory or NCCL "
+        "failure), when it ends with one: the job died there.")
     provenance: dict[str, str] = Field(default_factory=dict, description="Fact name -> where it was found.")
 
 

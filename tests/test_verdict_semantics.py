@@ -1819,3 +1819,47 @@ def test_a_kl_jump_after_which_the_held_out_eval_set_a_clear_new_best_is_no_brea
     run = make_run(tmp_path / "fell", reward=reward, kl=kl, grad_norm=grad, eval_every=50, eval_values=fell,
                    config={"max_steps": 1500})
     assert decide(diagnose(run)).decision == "rollback"
+
+
+_NCCL_END = """[rank3]:[E1126 03:12:55.149301 ProcessGroupNCCL.cpp:1664] Exception detected by watchdog
+terminate called after throwing an instance of 'c10::DistBackendError'
+E1126 03:13:02.551000 1021 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -6) local_rank: 3
+Traceback (most recent call last):
+  File "/opt/conda/bin/torchrun", line 8, in <module>
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+"""
+
+
+@pytest.mark.parametrize(("tail", "crashed"), [
+    (_NCCL_END, True),
+    ("Traceback (most recent call last):\n  File 'train.py', line 3\nKeyboardInterrupt\n", False),  # by hand
+    ("Traceback (most recent call last):\ntorch.OutOfMemoryError: CUDA out of memory\n"
+     + "".join(f"{{'loss': 0.1, 'reward': 0.7, 'step': {s}}}\n" for s in range(5)), False),  # resumed after it
+])
+def test_a_job_that_died_on_an_error_is_crashed_and_stopped_when_it_had_levelled_off(tmp_path, tail, crashed):
+    """holdout21: a TRL run flat for 650 steps whose console log ends in an NCCL watchdog timeout was told to
+    continue as if live. A crashed run mid-plan is resumed by default, but not once reward and eval had levelled
+    off: a restart buys little. A log stopped by hand (KeyboardInterrupt), or one that went on after an error, is no
+    crash."""
+    import numpy as np
+
+    from assessor import diagnose
+    from assessor.judge.rules import decide
+    from assessor.pipeline import truncate
+    from tests.runs import ar1, make_run
+
+    n = 1460
+    steps = np.arange(1, n + 1)
+    reward = 0.5 + 0.24 * np.minimum(1, steps / 800) + ar1(17, n, 0.3, 0.01)
+    evals = 0.45 + 0.21 * np.minimum(1, np.arange(1, 15) / 8) + np.array([0.0, 0.01, -0.01] * 4 + [0.0, 0.01])
+    make_run(tmp_path, reward=reward, eval_every=100, eval_values=evals, config={"max_steps": 2000})
+    (tmp_path / "train.log").write_text("starting\n" + tail, encoding="utf-8")
+    from assessor import load_run
+
+    run = load_run(tmp_path)
+    assert (run.facts.training_crashed is not None) == crashed
+    d = diagnose(run)
+    assert (d.run.state == "crashed") == crashed
+    if crashed:
+        assert decide(d).decision == "stop"
+        assert truncate(run, 700).facts.training_crashed is None  # a prefix of a crashed run was live

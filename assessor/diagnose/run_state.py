@@ -30,6 +30,8 @@ def run_state(run: Run, now: float | None) -> tuple[RunState, str]:
         return "crashed", f"the latest logged {diverged[0]} values are all NaN/inf"
     if facts.training_ended:
         return "finished", "the trainer wrote its end-of-training summary"
+    if facts.training_crashed:
+        return "crashed", f"its log ends with an error: {facts.training_crashed}"
     planned = facts.planned_total_steps
     interval = facts.logging_interval or 1
     if planned and last is not None and last >= planned - interval:

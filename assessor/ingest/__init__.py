@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -122,6 +122,7 @@ def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
     rows = _rows_by_metric(metrics)  # found once: the measured interval reads it, and so does the diagnosis
     facts = _facts(found, datas, metrics, rows)
     facts.training_ended = any(data.carries_end_of_training() for data in datas) or _log_says_ended(found)
+    facts.training_crashed = None if facts.training_ended else _log_says_crashed(found)
     _check_facts(facts, metrics, warnings)
     name = root.name if root.is_dir() else root.stem
     run = Run(
@@ -163,8 +164,8 @@ _LOG_TAIL_BYTES = 65536
 _MAX_LOGS_SCANNED = 50  # a folder of sample dumps is no place to look for it
 
 
-def _log_says_ended(found: Discovery) -> bool:
-    """A text log beside the metrics (read for metrics or not) ends with an end-of-training line."""
+def _log_tails(found: Discovery) -> Iterator[list[str]]:
+    """The last non-blank lines of each text log beside the metrics (read for metrics or not)."""
     logs = [path for path in found.files if path.suffix in (".log", ".out", ".txt", ".err")]
     for path in logs[:_MAX_LOGS_SCANNED]:
         try:
@@ -174,10 +175,36 @@ def _log_says_ended(found: Discovery) -> bool:
                 tail = fh.read().decode("utf-8", errors="replace")
         except OSError:
             continue
-        lines = [line for line in tail.splitlines() if line.strip()][-_ENDED_LAST_LINES:]
-        if any(_ENDED.search(line) for line in lines):
-            return True
-    return False
+        yield [line for line in tail.splitlines() if line.strip()][-_ENDED_LAST_LINES:]
+
+
+def _log_says_ended(found: Discovery) -> bool:
+    """A text log beside the metrics (read for metrics or not) ends with an end-of-training line."""
+    return any(any(_ENDED.search(line) for line in lines) for lines in _log_tails(found))
+
+
+# How a training job dies in its log: a Python traceback and its exception, torch's elastic launcher giving up, an
+# out-of-memory error, an NCCL watchdog timeout, a C++ abort, the kernel's OOM killer.
+_CRASHED = re.compile(
+    r"Traceback \(most recent call last\)|ChildFailedError|OutOfMemoryError|CUDA out of memory|"
+    r"DistBackendError|NCCL (?:error|timeout|communicator was aborted)|Watchdog caught collective operation timeout|"
+    r"terminate called after throwing|Segmentation fault|^Killed\b")
+_CRASH_LAST_LINES = 15  # the error must close the log: one the run went on after is an earlier, survived one
+_METRIC_LINE = re.compile(r"[{,]\s*'?\"?(?:loss|reward|step|train/|kl)\b|\bstep[:=]\s*\d")
+
+
+def _log_says_crashed(found: Discovery) -> str | None:
+    """The error line a text log ends with, when the log's last lines are an error and no metrics follow it."""
+    for lines in _log_tails(found):
+        last = lines[-_CRASH_LAST_LINES:]
+        hits = [i for i, line in enumerate(last) if _CRASHED.search(line)]
+        if any("KeyboardInterrupt" in line for line in last):
+            continue  # stopped by hand: the user's decision, not the job dying
+        if hits and not any(_METRIC_LINE.search(line) for line in last[hits[0]:]):
+            error = next((line.strip() for line in reversed(last) if re.search(r"(Error|Exception)\b", line)),
+                         last[hits[0]].strip())
+            return error[:160]
+    return None
 
 
 def _newest_write(datas: list[SourceData]) -> float | None:
