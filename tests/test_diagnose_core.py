@@ -3,6 +3,8 @@ each on series made to show the pattern and on series made not to."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -264,3 +266,14 @@ def test_a_second_evals_lone_best_evaluation_is_no_level_to_fall_from(tmp_path):
     (tmp_path / "log.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     d = diagnose(load_run(tmp_path))
     assert not [f for f in d.findings if f.kind == "eval_declining"]
+
+
+def test_a_train_eval_divergence_quotes_the_two_levels_it_compares(tmp_path):
+    """holdout19/21 blind readers: 'training reward kept rising after step 500' beside a flat table trend (the reward
+    had risen once and held): the finding now gives the two levels it compares."""
+    reward = 0.2 + 0.4 * np.minimum(1, STEPS / 150) + ar1(19, N, 0.3, 0.01)
+    evals = np.array([0.30, 0.40, 0.45, 0.47, 0.44, 0.40, 0.36, 0.33, 0.31, 0.30])
+    d = diagnose(make_run(tmp_path, reward=reward, eval_every=20, eval_values=evals))
+    found = next(f for f in d.findings if f.kind == "train_eval_divergence")
+    assert "kept rising" not in found.observation
+    assert re.search(r"\(0\.\d+ → 0\.\d+, medians of the latest steps on each side\)", found.observation), found

@@ -377,11 +377,14 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
             f"{label} peaked at {num(out.peak)} at step {out.peak_step} and is {num(out.now)} at step {out.now_step}; "
             f"the evaluations around the peak stand {times_noise(decline, noise)} above the latest ones "
             f"({evals_after_peak} evaluations since the peak){BEHIND_US}", [peak_step, now_step]))
-        out.diverging_from_train = _train_still_up(ctx, peak_step)
-        if out.diverging_from_train:
+        rise = _train_rise_since(ctx, peak_step)
+        out.diverging_from_train = rise is not None
+        if rise is not None:
+            # Said as the two levels it compares: "kept rising" read wrongly for a reward that rose once and held.
             findings.append(finding(
                 "eval", "train_eval_divergence", "warning",
-                f"training reward kept rising after step {out.peak_step} while {label} fell: the gains do not "
+                f"the training reward stands higher now than around step {out.peak_step} ({num(rise[0])} → "
+                f"{num(rise[1])}, medians of the latest steps on each side) while {label} fell: the gains do not "
                 "transfer (overfitting to the training prompts, or reward hacking)", [peak_step]))
     elif (evals_after_peak == 1 or rests_on_latest) and (
             float(score[peak_index]) - float(score[-1])) / noise >= ONE_EVAL_DROP:
@@ -845,18 +848,19 @@ def _rate_left(rate_left: float) -> str:
     return f"improving at {rate_left:.0%} of the rate it improved at before"
 
 
-def _train_still_up(ctx: Context, since_step: int) -> bool:
+def _train_rise_since(ctx: Context, since_step: int) -> tuple[float, float] | None:
+    """The training reward's level just before `since_step` and now, when it stands higher now (else None)."""
     reward = ctx.book.get("reward_mean")
     if reward is None:
-        return False
+        return None
     steps, values = reward.series.steps, reward.series.values
     before = values[steps <= since_step]
     after = values[steps > since_step]
     if len(before) < 3 or len(after) < 3:
-        return False
+        return None
     k = max(3, min(len(before), len(after)) // 3)
-    rise = float(np.median(after[-k:])) - float(np.median(before[-k:]))
-    return rise > max(reward.series.noise, robust.noise_floor(values)) * 0.5
+    then, now = float(np.median(before[-k:])), float(np.median(after[-k:]))
+    return (then, now) if now - then > max(reward.series.noise, robust.noise_floor(values)) * 0.5 else None
 
 
 def eval_noise_without_signal(evaluation: EvalDiagnosis) -> EvalDiagnosis:
