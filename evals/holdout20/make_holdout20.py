@@ -36,14 +36,14 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import holdout_kit  # noqa: E402
-from holdout_kit import (  # noqa: E402
+import holdout_kit
+from holdout_kit import (
     HEALTHY,
     Case,
     converged,
@@ -107,7 +107,7 @@ def _sig(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-@lru_cache(maxsize=None)
+@cache
 def logit_moments(p: float, spread: float) -> tuple[float, float]:
     """Logit mean mu with E[sigmoid(mu + spread*Z)] = p, and E[q^2] under it."""
     p = min(max(p, 1e-5), 1 - 1e-5)
@@ -431,7 +431,7 @@ def w_trl_state(run: dict, folder: Path, vocab: Callable, save_every: int, plann
                         eval_steps_per_second=0.39, epoch=round(r["step"] / steps_per_epoch, 4), step=r["step"])
             hist.append(erow)
     reached = run["reached"]
-    saves = [s for s in range(save_every, reached + 1, save_every)]
+    saves = list(range(save_every, reached + 1, save_every))
     if finished and reached not in saves:
         saves.append(reached)
     if keep:
@@ -726,7 +726,7 @@ def w_custom_csv(run: dict, folder: Path, names: dict, eval_names: dict, name: s
     w.writerow(cols)
     for r in run["train"]:
         vals = []
-        for k, col in names.items():
+        for k in names:
             v = r["step"] if k == "step" else (r["t"] if k == "t" else r.get(k))
             vals.append("" if v is None else (f"{v:.1f}" if k == "t" else f"{v:.6g}" if isinstance(v, float) else v))
         if not eval_file:
