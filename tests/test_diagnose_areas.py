@@ -668,3 +668,18 @@ def test_a_kl_logged_as_coefficient_times_a_sum_is_never_given_a_level_in_nats(t
     assert "kl_high" not in {f.kind for f in scaled}
     plain = kl_reward._findings("kl_stable_reward_flat", kl, reward, [], None, (26.6, 0.5), 1.0)
     assert "kl_high" in {f.kind for f in plain}
+
+
+def test_trls_sequence_level_kl_is_never_read_against_per_token_levels(tmp_path):
+    """holdout21's blind reader: 'about 0.5 nats per token is a warning level' applied to TRL RLOO's objective/kl of
+    9-11, which is summed over each completion's tokens (TRL's PPO and RLOO trainers log it so)."""
+    from assessor import diagnose
+    from tests.runs import ar1, make_run
+
+    n = 300
+    reward = 0.3 + 0.3 * np.arange(n) / n + ar1(89, n, 0.3, 0.02)
+    level = 11.0 * (1 + ar1(90, n, 0.3, 0.02))
+    summed = diagnose(make_run(tmp_path / "rloo", reward=reward, objective__kl=level))
+    assert "kl" in summed.signals and not [f for f in summed.findings if f.kind == "kl_high"]
+    per_token = diagnose(make_run(tmp_path / "grpo", reward=reward, kl=level))
+    assert [f.kind for f in per_token.findings if f.kind == "kl_high"] == ["kl_high"]

@@ -62,7 +62,8 @@ def diagnose_kl_reward(ctx: Context) -> KlRewardDiagnosis:
         drift = None  # the drift bought held-out gains: not "without benefit"
     since = kl.summary.trend_window_start
     then = (robust.level_at(kl.series, since), robust.level_at(reward.series, since))
-    findings = _findings(quadrant_now, kl.summary, reward.summary, timeline, drift, then, per_nat)
+    findings = _findings(quadrant_now, kl.summary, reward.summary, timeline, drift, then, per_nat,
+                         summed=_summed_over_sequence(ctx))
     # A lurch is read on the logged level as it stands (never more readily than on a KL logged in nats): a jump
     # found on a noisy per-step ramp of a scaled KL is not worth a rollback on an assumed coefficient.
     findings.extend(_kl_jumps(kl, reward, ctx.facts.planned_total_steps))
@@ -408,9 +409,19 @@ def _retested(span: QuadrantSpan, kl: Reading, reward: Reading) -> QuadrantSpan:
                                    "reward_change": moved(reward.series), "kl_change": moved(kl.series)})
 
 
+# Keys whose KL is summed over each completion's tokens, not a per-token mean: TRL's PPO and RLOO trainers
+# (`objective/kl`, with `objective/entropy` summed the same way).
+SEQUENCE_KL_KEYS = frozenset({"objective/kl"})
+
+
+def _summed_over_sequence(ctx: Context) -> bool:
+    keys = ctx.run.metrics.loc[ctx.run.metrics["metric"] == "kl", "source_key"]
+    return bool(len(keys)) and bool(keys.astype(str).isin(SEQUENCE_KL_KEYS).all())
+
+
 def _findings(
     quadrant: Quadrant, kl: SignalSummary, reward: SignalSummary, timeline: list[QuadrantSpan],
-    drift: tuple[str, int] | None, then: tuple[float, float], per_nat: float | None,
+    drift: tuple[str, int] | None, then: tuple[float, float], per_nat: float | None, summed: bool = False,
 ) -> list[Finding]:
     # The moves quote the smoothed levels at both ends of the window, never now minus a fitted change: a line
     # fitted through a jump invents a start the curve never had (a negative KL, a reward above its peak).
@@ -468,7 +479,7 @@ def _findings(
     # The level itself, whatever its trend: a per-token KL of several nats is far from the reference even when it
     # holds steady and the reward climbs. Only where the per-token KL itself is logged: a coefficient-scaled,
     # summed KL is read by its growth (the sheet says so), and a level converted from it would be a guess.
-    if per_nat == 1.0 and kl.now >= KL_HIGH:
+    if per_nat == 1.0 and not summed and kl.now >= KL_HIGH:
         out.append(finding("kl", "kl_high", "warning" if kl.now >= KL_FAR else "watch",
                            f"KL is high: {num(kl.now)} nats per token now; about 0.5 is a warning level and 1 a stop "
                            "sign: "
