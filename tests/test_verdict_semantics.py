@@ -1863,3 +1863,17 @@ def test_a_job_that_died_on_an_error_is_crashed_and_stopped_when_it_had_levelled
     if crashed:
         assert decide(d).decision == "stop"
         assert truncate(run, 700).facts.training_crashed is None  # a prefix of a crashed run was live
+
+
+def test_a_learning_rate_of_a_billionth_is_the_weights_never_moving(tmp_path):
+    """holdout21's blind reader: a learning rate of 1e-09 all run (a config typo) had no finding; the guide's 'never
+    rises above about a billionth' had to be applied by hand (the test was strictly below 1e-9)."""
+    import numpy as np
+
+    from assessor import diagnose
+    from tests.runs import ar1, make_run
+
+    n = 300
+    run = make_run(tmp_path, reward=0.3 + ar1(91, n, 0.3, 0.02), kl=2e-7 * (1 + ar1(92, n, 0.3, 0.05)),
+                   learning_rate=np.full(n, 1e-9))
+    assert diagnose(run).learning_signal.updates_stopped_step == 1

@@ -225,7 +225,7 @@ def _lr_negligible(ctx: Context) -> Finding | None:
     if len(values) < 2 * UPDATES_STOPPED_POINTS:
         return None
     top = float(np.max(np.abs(values)))
-    if not 0.0 < top < LR_NEGLIGIBLE:
+    if not 0.0 < top <= LR_NEGLIGIBLE * (1 + 1e-9):  # "about a billionth": 1e-09 itself counts
         return None
     first = int(steps[0])
     if _still_moving(ctx, first):
@@ -233,7 +233,7 @@ def _lr_negligible(ctx: Context) -> Finding | None:
     return finding(
         "lr", "updates_stopped", "critical",
         f"the learning rate has never been above {top:.2g} in {len(values)} logged steps (to step {int(steps[-1])}): "
-        "at under a billionth per step the weights cannot have moved from where they started, so they are the "
+        "at a billionth or less per step the weights cannot have moved from where they started, so they are the "
         "initial ones and every step spends compute for nothing (check the schedule: a warm-up far longer than the "
         "run, or the learning rate's units)", [first])
 
