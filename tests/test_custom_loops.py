@@ -320,6 +320,11 @@ def test_a_training_success_rate_beside_a_reward_stays_what_it_is(tmp_path):
                                              ("reward_scale", "reward_scale"), ("reward_chosen", "reward_chosen"),
                                              ("reward_extra_info/all_tests_pass/mean",
                                               "reward_component/all_tests_pass_mean"),
-                                             ("reward_breakdown/format", "reward_component/format_mean")])
+                                             ("reward_breakdown/format", "reward_component/format_mean"),
+                                             # holdout22: a custom DPO loop's `rejected_reward` was read as a reward
+                                             # function named "rejected" ("it is the total", said the sheet)
+                                             ("rejected_reward", "pref_reward_rejected"),
+                                             ("train/pref_acc", "pref_accuracy"), ("chosen_logp", "logps_chosen"),
+                                             ("mean_rejected_reward", "mean_rejected_reward")])
 def test_a_reward_function_named_after_the_word_reward(key, metric):
     assert resolve(key).metric == metric

@@ -236,6 +236,7 @@ def _accuracy(tokens: list[str]) -> Guess | None:
 _NOT_A_FUNCTION_WORD = STAT_WORDS | WHERE | frozenset({
     "total", "sum", "overall", "all", "final", "episode", "env", "kl", "val", "validation", "test", "eval", "heldout",
     "model", "rm", "raw", "shaped", "scaled", "normalized", "norm", "cumulative", "discounted", "per", "sample",
+    "chosen", "rejected", "reject",  # a preference pair's implicit rewards, not reward functions
 })
 
 
