@@ -160,6 +160,11 @@ class Run:
         wide.columns = [str(c) for c in wide.columns]
         return wide
 
+    def source_keys(self, metric: str, split: Split = "train") -> set[str]:
+        """The keys, as the framework wrote them, that one metric was read from (empty when absent)."""
+        rows = self._positions(metric, split)
+        return {str(key) for key in pd.unique(self.metrics["source_key"].to_numpy()[rows])}
+
     def nonfinite_steps(self, metric: str, split: Split = "train") -> list[int]:
         """Steps where this metric was logged as NaN, inf or null."""
         rows = self.nonfinite[(self.nonfinite["metric"] == metric) & (self.nonfinite["split"] == split)]

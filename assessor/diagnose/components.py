@@ -347,7 +347,8 @@ def _task_fell_under_total(
     bonus climbs: the policy trades what the run is for against what is cheap to score. The better model is at the
     task component's best, whatever the total says.
     """
-    if total is None or _direction(total) == "falling" or _fell_from_best(total) is not None:
+    held = _direction(total) if total is not None else "falling"
+    if total is None or held == "falling" or _fell_from_best(total) is not None:
         return None  # a total that fell with it is the reward's own decline, read there
     for c in components:
         if c.name == REMAINDER or not _correctness_like(c):
@@ -359,7 +360,7 @@ def _task_fell_under_total(
         return c, finding(
             s.metric, "task_component_declined", "warning",
             f"{c.name}, the part of the reward that says the task was done, fell from {num(best[0])} around step "
-            f"{best[1]} to {num(s.now)} now while the total reward stayed {_direction(total)} ({num(t.start)} to "
+            f"{best[1]} to {num(s.now)} now while the total reward stayed {held} ({num(t.start)} to "
             f"{num(t.now)}): the other parts carry the total, so the policy is trading the task for what is cheap "
             "to score, and the better model is behind",
             [best[1], s.last_step])

@@ -415,8 +415,8 @@ SEQUENCE_KL_KEYS = frozenset({"objective/kl"})
 
 
 def _summed_over_sequence(ctx: Context) -> bool:
-    keys = ctx.run.metrics.loc[ctx.run.metrics["metric"] == "kl", "source_key"]
-    return bool(len(keys)) and bool(keys.astype(str).isin(SEQUENCE_KL_KEYS).all())
+    keys = ctx.run.source_keys("kl")
+    return bool(keys) and keys <= SEQUENCE_KL_KEYS
 
 
 def _findings(
@@ -482,9 +482,8 @@ def _findings(
     if per_nat == 1.0 and not summed and kl.now >= KL_HIGH:
         out.append(finding("kl", "kl_high", "warning" if kl.now >= KL_FAR else "watch",
                            f"KL is high: {num(kl.now)} nats per token now; about 0.5 is a warning level and 1 a stop "
-                           "sign: "
-                           "the policy is far from its reference, so read completions for degenerate text before "
-                           "trusting the reward", [kl.last_step]))
+                           "sign: the policy is far from its reference, so read completions for degenerate text "
+                           "before trusting the reward", [kl.last_step]))
     earlier_bad = [s for s in timeline[:-1] if s.quadrant in ("kl_up_reward_flat", "kl_up_reward_down")]
     if earlier_bad and quadrant not in ("kl_up_reward_flat", "kl_up_reward_down"):
         span = earlier_bad[-1]

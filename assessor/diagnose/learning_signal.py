@@ -246,12 +246,13 @@ def _lr_zero_policy_frozen(ctx: Context) -> Finding | None:
     along, with gradients computed (a non-zero gradient norm) and nothing else moving, is a run whose weights never
     left their initial values (a learning rate passed as 0).
     """
-    lr, kl = ctx.run.series("lr").to_numpy(), ctx.run.series("kl").to_numpy()
+    lr_series = ctx.run.series("lr")
+    lr, kl = lr_series.to_numpy(), ctx.run.series("kl").to_numpy()
     grad = ctx.run.series("grad_norm").to_numpy()
     if len(lr) < NEVER_A_GRADIENT_POINTS or len(kl) < NEVER_A_GRADIENT_POINTS or np.any(lr != 0.0) or (
             np.any(kl != 0.0)) or not (len(grad) and float(np.mean(grad > 0.0)) >= 0.5):
         return None
-    first = int(ctx.run.series("lr").index[0])
+    first = int(lr_series.index[0])
     if _still_moving(ctx, first):
         return None
     return finding(

@@ -121,8 +121,10 @@ def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
     samples = _latest_samples(datas, found)
     rows = _rows_by_metric(metrics)  # found once: the measured interval reads it, and so does the diagnosis
     facts = _facts(found, datas, metrics, rows)
-    facts.training_ended = any(data.carries_end_of_training() for data in datas) or _log_says_ended(found)
-    facts.training_crashed = None if facts.training_ended else _log_says_crashed(found)
+    said_ended = any(data.carries_end_of_training() for data in datas)
+    tails = [] if said_ended else list(_log_tails(found))  # read once, for both the end and the crash marker
+    facts.training_ended = said_ended or _log_says_ended(tails)
+    facts.training_crashed = None if facts.training_ended else _log_says_crashed(tails)
     _check_facts(facts, metrics, warnings)
     name = root.name if root.is_dir() else root.stem
     run = Run(
@@ -178,9 +180,9 @@ def _log_tails(found: Discovery) -> Iterator[list[str]]:
         yield [line for line in tail.splitlines() if line.strip()][-_ENDED_LAST_LINES:]
 
 
-def _log_says_ended(found: Discovery) -> bool:
-    """A text log beside the metrics (read for metrics or not) ends with an end-of-training line."""
-    return any(any(_ENDED.search(line) for line in lines) for lines in _log_tails(found))
+def _log_says_ended(tails: Iterable[list[str]]) -> bool:
+    """A text log beside the metrics (read for metrics or not) ends with an end-of-training line (`_log_tails`)."""
+    return any(any(_ENDED.search(line) for line in lines) for lines in tails)
 
 
 # How a training job dies in its log: a Python traceback and its exception, torch's elastic launcher giving up, an
@@ -193,13 +195,13 @@ _CRASH_LAST_LINES = 15  # the error must close the log: one the run went on afte
 _METRIC_LINE = re.compile(r"[{,]\s*'?\"?(?:loss|reward|step|train/|kl)\b|\bstep[:=]\s*\d")
 
 
-def _log_says_crashed(found: Discovery) -> str | None:
-    """The error line a text log ends with, when the log's last lines are an error and no metrics follow it."""
-    for lines in _log_tails(found):
+def _log_says_crashed(tails: Iterable[list[str]]) -> str | None:
+    """The error line a text log ends with, when its last lines are an error and no metrics follow (`_log_tails`)."""
+    for lines in tails:
         last = lines[-_CRASH_LAST_LINES:]
-        hits = [i for i, line in enumerate(last) if _CRASHED.search(line)]
         if any("KeyboardInterrupt" in line for line in last):
             continue  # stopped by hand: the user's decision, not the job dying
+        hits = [i for i, line in enumerate(last) if _CRASHED.search(line)]
         if hits and not any(_METRIC_LINE.search(line) for line in last[hits[0]:]):
             error = next((line.strip() for line in reversed(last) if re.search(r"(Error|Exception)\b", line)),
                          last[hits[0]].strip())

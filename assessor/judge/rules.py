@@ -260,8 +260,8 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
     checkpoints = checkpoints or []
     w = _sort(d)
     if w.setup_failure:
-        if _thin_signal_in_warm_up(d, w):
-            return _signal_awaits_warm_up(d, w)
+        if _thin_signal_early(d, w):
+            return _signal_may_lift_off(d, w)
         return _no_signal(d, w)
     stopped = d.learning_signal.updates_stopped_step
     if stopped is not None and not _declined_before(d, stopped):
@@ -409,7 +409,7 @@ def _too_few_points(d: Diagnostics) -> bool:
 NO_SIGNAL_CAUSES = frozenset({"length_at_cap_from_start"})
 
 
-def _thin_signal_in_warm_up(d: Diagnostics, w: _Weighed) -> bool:
+def _thin_signal_early(d: Diagnostics, w: _Weighed) -> bool:
     """Almost no signal yet, early in a known budget, with no cause on the sheet that waiting cannot fix.
 
     A hard task gives a few solved groups per batch, or none, for the first stretch of a run, and often lifts off
@@ -421,7 +421,7 @@ def _thin_signal_in_warm_up(d: Diagnostics, w: _Weighed) -> bool:
             and not any(f.kind in NO_SIGNAL_CAUSES and f.severity in ("warning", "critical") for f in d.findings))
 
 
-def _signal_awaits_warm_up(d: Diagnostics, w: _Weighed) -> Verdict:
+def _signal_may_lift_off(d: Diagnostics, w: _Weighed) -> Verdict:
     lr = d.signals.get("lr")
     warming = (f"the learning rate is still warming up ({num(lr.now)} now, rising) and " if lr is not None
                and _warming_up(d) else "")
@@ -429,7 +429,7 @@ def _signal_awaits_warm_up(d: Diagnostics, w: _Weighed) -> Verdict:
                 "planned steps are done, and hard tasks often lift off late; if nothing has moved by a fifth of the "
                 "plan, stop.")
     return _verdict(d, "continue", 0.4, w.setup_failure, headline, w, actions=[
-        "If the reward still sits at its floor with almost every group alike after the warm-up, stop and make the "
+        "If the reward still sits at its floor with almost every group alike at a fifth of the plan, stop and make the "
         "task reachable (easier prompts, partial credit, a checked answer format).",
         "Read a few completions now: a reward that cannot parse the answers looks exactly like a task out of reach."])
 
@@ -641,8 +641,7 @@ def _finished_on_plateau(d: Diagnostics, w: _Weighed) -> Verdict:
     else:
         headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and {metric} is no longer "
                     f"improving{where} ({num(r.now)} now); keep the final weights.")
-    evidence = [f for f in d.findings if f.signal in (r.metric, "eval", "kl_reward")][:4] or _top(d, 3)
-    return _verdict(d, "stop", 0.65, evidence, headline, w, actions=[
+    return _verdict(d, "stop", 0.65, _plateau_evidence(d), headline, w, actions=[
         "Keep the final checkpoint: no earlier point is better by more than noise.",
         "For more gains, change the recipe (harder prompts, a better reward) rather than training longer."])
 
@@ -689,6 +688,11 @@ def _continue(d: Diagnostics, w: _Weighed) -> Verdict:
     return _verdict(d, "continue", confidence, evidence or _top(d, 3), headline, w, actions=actions)
 
 
+def _plateau_evidence(d: Diagnostics) -> list[Finding]:
+    """What a stop on a levelled-off run rests on: the reward's, the eval's and the KL/reward findings."""
+    return [f for f in d.findings if f.signal in (d.reward.metric, "eval", "kl_reward")][:4] or _top(d, 3)
+
+
 def _crashed_on_plateau(d: Diagnostics, w: _Weighed) -> Verdict:
     r = d.reward
     curve = _eval_stands_still(d)
@@ -696,8 +700,7 @@ def _crashed_on_plateau(d: Diagnostics, w: _Weighed) -> Verdict:
             if curve is not None else f"{r.metric or 'the reward'} was no longer climbing ({num(r.now)} now)")
     headline = (f"Stop: the job died at step {d.run.last_step} ({d.run.state_reason}) and {what}: a restart would buy "
                 "little; keep the newest saved weights.")
-    evidence = [f for f in d.findings if f.signal in (r.metric, "eval", "kl_reward")][:4] or _top(d, 3)
-    return _verdict(d, "stop", 0.6, evidence, headline, w, actions=[
+    return _verdict(d, "stop", 0.6, _plateau_evidence(d), headline, w, actions=[
         "Keep the newest checkpoint saved before the crash: no earlier point is better by more than noise.",
         "Fix what killed the job before any new run; for more gains, change the recipe rather than resuming it."])
 
