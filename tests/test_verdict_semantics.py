@@ -406,6 +406,18 @@ def test_ppo_whose_kl_penalised_reward_falls_while_the_score_climbs_is_rolled_ba
     assert v.decision == "rollback" and abs((v.rollback_step or 0) - peak) <= 60
 
 
+def test_a_kl_penalised_reward_falling_after_the_score_levelled_off_is_drift_not_a_better_model_behind(tmp_path):
+    # Online DPO judged by a reward model: the score climbs to 1.6 by step 80, then creeps to 1.75 while KL
+    # doubles; the penalised reward peaks just after the bend and falls. The weights at the peak score lower
+    # than today's, so nothing better lies behind: a spent run (holdout22's online-DPO case).
+    kl = 1.0 + 9.0 * STEPS / N + ar1(59, N, 0.3, 0.3)
+    score = np.where(STEPS < 80, -0.5 + 2.1 * STEPS / 80, 1.6 + 0.15 * (STEPS - 80) / 220) + ar1(60, N, 0.3, 0.05)
+    shaped = score - 0.06 * kl
+    run = make_run(tmp_path, **{"objective/scores": score, "objective/rlhf_reward": shaped, "objective/kl": kl})
+    assert not diagnose(run).reward.shaped_declined
+    assert verdict(run).decision == "stop"
+
+
 def test_a_finished_preference_run_is_not_extended_for_another_epoch(tmp_path):
     margin = 0.1 + 0.8 * STEPS / N + ar1(57, N, 0.3, 0.02)
     lr = 5e-7 * (1 - STEPS / N)

@@ -252,6 +252,12 @@ def _shaped_decline(ctx: Context) -> Finding | None:
         robust.nearest(score_reading.series.steps, int(series.steps[-1]), int(latest.sum())))
     if on_score.t < PROGRESS_T:
         return None
+    # A score that levelled off by the time the penalised reward peaked is the same drift without benefit: its small
+    # later gain does not make the earlier, lower-scoring weights the better model (the KL quadrant says "spent").
+    bend = robust.level_off(score_reading.series)
+    if bend is not None and bend.step <= int(np.median(steps)) and bend.plateau(
+            min_flat_points=min_flat_points(score_reading)):
+        return None
     return finding(
         SHAPED, "shaped_reward_declined", "warning",
         f"the KL-penalised reward the policy is optimised on (score minus beta x KL) peaked at {num(shift.before)} "
