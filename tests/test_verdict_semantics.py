@@ -418,6 +418,21 @@ def test_a_kl_penalised_reward_falling_after_the_score_levelled_off_is_drift_not
     assert verdict(run).decision == "stop"
 
 
+@pytest.mark.parametrize("eval_rises", [False, True])
+def test_dapo_whose_dynamic_sampling_needs_ten_rounds_a_step_stops_unless_the_eval_still_climbs(tmp_path, eval_rises):
+    # verl DAPO: num_gen_batches climbs from 1-2 to its cap of 10 (one group in ten still mixed); the kept-batch
+    # score sits near 0.5 by construction. With the held-out eval flat for the second half the run is spent; with
+    # the eval still setting highs it is learning on what is left (holdout22, holdout17).
+    rounds = np.clip(np.round(1.2 + 9 * np.clip((STEPS - 60) / 160, 0, 1) + ar1(61, N, 0.3, 0.3)), 1, 10)
+    score = 0.48 + 0.04 * STEPS / N + ar1(62, N, 0.3, 0.02)
+    evals = (np.linspace(0.30, 0.62, 12) if eval_rises else
+             np.array([0.30, 0.38, 0.45, 0.52, 0.57, 0.58, 0.57, 0.58, 0.56, 0.58, 0.57, 0.58]))
+    run = make_run(tmp_path, reward=score, train__num_gen_batches=rounds, eval_every=25, eval_values=evals)
+    assert "dynamic_sampling_starved" in {f.kind for f in diagnose(run).findings}
+    v = verdict(run)
+    assert v.decision == ("continue" if eval_rises else "stop")
+
+
 def test_a_finished_preference_run_is_not_extended_for_another_epoch(tmp_path):
     margin = 0.1 + 0.8 * STEPS / N + ar1(57, N, 0.3, 0.02)
     lr = 5e-7 * (1 - STEPS / N)

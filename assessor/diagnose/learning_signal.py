@@ -131,10 +131,51 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
             "reward_std", "reward_std_collapsing", "watch",
             f"reward spread is falling ({num(std.summary.start)} → {num(std.summary.now)}): the learning signal is "
             "thinning", [std.summary.trend_window_start]))
+    starved = _dynamic_sampling_starved(ctx)
+    if starved is not None:
+        findings.append(starved)
     if stopped is not None:
         findings.append(stopped)
     out.findings = findings
     return out
+
+
+STARVED_KEPT_SHARE = 0.2  # at most one group in five still scores mixed: five or more generation rounds per step
+
+
+def _dynamic_sampling_starved(ctx: Context) -> Finding | None:
+    """Dynamic sampling (DAPO) that must generate many rounds to find groups whose completions disagree.
+
+    Groups that all score alike are dropped and generation repeats until the batch is full, so the share of groups
+    kept (OpenRLHF's `dynamic_filtering_pass_rate`, or about 1 / verl's `train/num_gen_batches`) is the share that
+    still carries a gradient. When it has fallen to a fifth or less, the prompts are nearly all solved or out of
+    reach: each step costs that many generation rounds for a thin signal. The training reward is then measured on
+    the kept groups only, so its level says little; the held-out eval says whether the run still gains.
+    """
+    rate = ctx.book.get("dynamic_filtering_pass_rate")
+    rounds = ctx.book.get("num_gen_batches")
+    if rate is not None:
+        values = rate.series.values / (100.0 if float(np.max(rate.series.values)) > 1.0 else 1.0)
+        measure, source = np.clip(values, 0.0, 1.0), "the dynamic-sampling pass rate"
+    elif rounds is not None and float(np.min(rounds.series.values)) >= 1.0:
+        measure, source = 1.0 / rounds.series.values, "one over the generation rounds per step"
+    else:
+        return None
+    k = max(3, len(measure) // 10)
+    if len(measure) < 2 * k:
+        return None
+    early, recent = float(np.mean(measure[:k])), float(np.mean(measure[-k:]))
+    if recent > STARVED_KEPT_SHARE or early < 2 * recent:
+        return None
+    reading = rate or rounds
+    assert reading is not None
+    onset = int(reading.series.steps[int(np.argmax(measure <= 0.5 * (early + recent)))])
+    return finding(
+        reading.summary.metric, "dynamic_sampling_starved", "warning",
+        f"dynamic sampling keeps about {recent:.0%} of generated groups now, from {early:.0%} early ({source}): "
+        "nearly every prompt is solved every time or never, so each step pays several generation rounds for a thin "
+        "signal, and the training reward (over the kept groups only) no longer shows progress; only a held-out "
+        "eval can", [onset])
 
 
 UPDATES_STOPPED_POINTS = 5  # logged steps (and at least this share of the run) with no possible update

@@ -57,13 +57,15 @@ SPENT = {
     "length_truncation": 1.0, "dpo_loss_rising": 1.0, "component_saturated_other_levelled_off": 1.0,
     "eval_not_transferring": 1.0, "eval_plateau": 1.0, "length_at_cap_from_start": 1.0, "task_component_flat": 1.0,
     "critic_not_learning": 1.0, "reward_no_progress": 1.0, "reward_converged": 1.0, "signal_thinning": 1.0,
+    "dynamic_sampling_starved": 1.0,
 }
 # These only argue for stopping while reward is not improving: with reward rising they are risks to watch.
 SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation", "length_at_cap_from_start",
                                     "signal_thinning"})
 # Most groups scoring alike leaves little to learn from, unless a held-out eval still climbs on what is left.
 # KL drifting while the reward stands still buys nothing only if the held-out eval stands still too.
-SPENT_UNLESS_EVAL_CLIMBING = frozenset({"reward_converged", "signal_thinning", "kl_up_reward_flat"})
+SPENT_UNLESS_EVAL_CLIMBING = frozenset({"reward_converged", "signal_thinning", "kl_up_reward_flat",
+                                        "dynamic_sampling_starved"})
 # A cap too tight from the very start only says the run is spent when reward never improved under it: a run
 # whose reward rose and holds is learning, truncated or not (a risk to watch).
 SPENT_UNLESS_NEVER_IMPROVED = frozenset({"length_at_cap_from_start", "reward_no_progress"})
@@ -551,6 +553,13 @@ def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
         actions = ["Keep the current checkpoint.",
                    "To go on, restore exploration or difficulty first (a higher sampling temperature or clip ceiling, "
                    "larger groups, or prompts the model solves only sometimes)."]
+    elif "dynamic_sampling_starved" in kinds:
+        headline = ("Stop: dynamic sampling now finds few groups whose completions disagree, so each step pays several "
+                    "generation rounds for a thin signal, and the held-out eval is not improving; the current weights "
+                    "are as good as any.")
+        actions = ["Keep the current checkpoint.",
+                   "To go on, refresh the prompt pool with problems the model solves only sometimes (drop the ones it "
+                   "always or never solves) rather than training longer on this one."]
     elif "critic_not_learning" in kinds:
         headline = ("Stop: the critic has never learnt to predict the returns (explained variance at or below 0 "
                     "throughout), so the policy is trained on advantages that are noise; fix the critic first.")
