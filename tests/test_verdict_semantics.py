@@ -1904,3 +1904,16 @@ def test_a_learning_rate_of_a_billionth_is_the_weights_never_moving(tmp_path):
     run = make_run(tmp_path, reward=0.3 + ar1(91, n, 0.3, 0.02), kl=2e-7 * (1 + ar1(92, n, 0.3, 0.05)),
                    learning_rate=np.full(n, 1e-9))
     assert diagnose(run).learning_signal.updates_stopped_step == 1
+
+
+def test_a_preference_run_is_judged_on_its_generations_judge_not_on_the_held_out_loss_it_games(tmp_path):
+    # KTO with the undesirable side over-weighted: everything is pushed down, the held-out loss keeps falling (the
+    # objective being gamed) while a judge scoring the generations peaks at step 400 and falls (holdout22).
+    judge = np.array([5.40, 5.58, 6.03, 6.12, 6.08, 5.88, 5.52, 5.37, 5.21, 5.26, 4.79, 4.67])
+    loss = np.array([0.464, 0.44, 0.402, 0.376, 0.345, 0.358, 0.32, 0.314, 0.305, 0.269, 0.268, 0.256])
+    run = _dpo_with_evals(tmp_path, np.linspace(0.6, 0.8, 12), np.linspace(0.5, 2.5, 12), loss)
+    run = with_evals(run.path, "judge_score", 100, judge)
+    d = diagnose(run)
+    assert d.eval.metric is not None and "judge_score" in d.eval.metric
+    v = verdict(run)
+    assert v.decision == "rollback" and 300 <= (v.rollback_step or 0) <= 500

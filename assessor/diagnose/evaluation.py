@@ -45,6 +45,9 @@ _NOT_QUALITY_WORDS = ("length", "len", "time", "kl", "entropy", "std", "runtime"
 _QUALITY_TOKENS = frozenset({"rm", "gold", "judge", "elo", "rating", "quality", "helpful", "helpfulness", "pref",
                              "winrate", "heldout"})
 _GOLD_TOKENS = frozenset({"gold"})
+# Whole words that name a reading of generated text (not of the preference pairs): judges, win rates, reward models.
+_GENERATION_QUALITY_TOKENS = frozenset({"rm", "gold", "judge", "elo", "rating", "quality", "helpful", "helpfulness",
+                                        "winrate"})
 # A held-out series named after a public benchmark (`eval/gsm8k`, `val/math500_pass1`) is that benchmark's score.
 _BENCHMARK_STEMS = ("gsm8k", "math", "aime", "amc", "mmlu", "humaneval", "mbpp", "gpqa", "hellaswag", "truthfulqa",
                     "olympiad", "minerva", "livecodebench", "bbh", "ifeval", "alpacaeval", "svamp", "asdiv",
@@ -133,6 +136,12 @@ def quality_metrics(ctx: Context) -> list[str]:
         at = preferred.index("loss")
         preferred = preferred[:at] + accuracy + preferred[at:]
         others = [m for m in others if m not in accuracy]
+    if preference:
+        # A preference run's held-out loss and pair accuracy score the objective it optimises, which it can game
+        # (both answers pushed down, the margin still widening); a judge, win rate or reward model reading its
+        # generations is the measure of what is wanted, and goes first.
+        generated = [m for m in others if _tokens(m) & _GENERATION_QUALITY_TOKENS or "win_rate" in m.lower()]
+        preferred, others = generated + preferred, [m for m in others if m not in generated]
     # A gold reward model (or a judge standing in for one) is the measure a learned proxy reward is checked
     # against: it goes first, since over-optimising the proxy shows only there.
     gold = [m for m in others if _tokens(m) & _GOLD_TOKENS]
