@@ -1917,3 +1917,13 @@ def test_a_preference_run_is_judged_on_its_generations_judge_not_on_the_held_out
     assert d.eval.metric is not None and "judge_score" in d.eval.metric
     v = verdict(run)
     assert v.decision == "rollback" and 300 <= (v.rollback_step or 0) <= 500
+
+
+def test_a_held_out_margin_that_widens_while_the_held_out_loss_sets_no_new_best_is_confidence_not_progress(tmp_path):
+    # Twin of the held-out-plateau test above: the eval margin still sets new highs, but the eval loss (the margin
+    # through a sigmoid, pair by pair) has gone back up from its best: pairs already right grow surer, nothing more.
+    accuracy = np.array([0.621, 0.675, 0.701, 0.715, 0.711, 0.713])
+    run = _dpo_with_evals(tmp_path, accuracy, np.array([0.74, 1.12, 1.35, 1.35, 1.36, 1.47]),
+                          np.array([0.603, 0.559, 0.531, 0.540, 0.545, 0.548]))
+    assert {"eval_plateau", "eval_not_transferring"} & {f.kind for f in diagnose(run).eval.findings}
+    assert verdict(run).decision == "stop"

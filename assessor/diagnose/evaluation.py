@@ -228,7 +228,7 @@ def diagnose_eval(ctx: Context) -> EvalDiagnosis:
         out.findings.extend(findings)
     # A plateau of one held-out measure while another still sets clear new highs (a preference run's eval loss or
     # margin, a second benchmark) is no plateau of the model: the held-out data still shows it improving.
-    if any(c.new_high_noise >= 1.0 for c in out.curves):
+    if any(c.new_high_noise >= 1.0 and not _confidence_only(c, out.curves) for c in out.curves):
         out.findings = [f for f in out.findings if f.kind != "eval_plateau"]
     out.findings = [_bought_by_shortening(ctx, _transfers_elsewhere(ctx, f, out.curves))
                     if f.kind == "eval_not_transferring" else f for f in out.findings]
@@ -299,6 +299,16 @@ def _what_stood_still(flat: Finding) -> str:
     return flat.observation.split(":")[0]
 
 
+def _confidence_only(curve: EvalCurve, curves: list[EvalCurve]) -> bool:
+    """A held-out preference margin still widening while the held-out loss beside it sets no new best.
+
+    The loss is the margin read through a sigmoid, pair by pair: a wider average margin with no better loss is
+    pairs already ranked right growing more confident while the others do not improve, not a better model.
+    """
+    return curve.metric.removeprefix("eval/") == "pref_margin" and any(
+        other.metric.removeprefix("eval/") == "loss" and other.new_high_noise < 1.0 for other in curves)
+
+
 def _transfers_elsewhere(ctx: Context, flat: Finding, curves: list[EvalCurve]) -> Finding:
     """A held-out measure that stood still while another gained clearly over the same steps: the gains transfer.
 
@@ -313,7 +323,7 @@ def _transfers_elsewhere(ctx: Context, flat: Finding, curves: list[EvalCurve]) -
         return flat
     first, last = flat.steps[0], flat.steps[-1]
     for curve in curves:
-        if curve.metric == flat.signal:
+        if curve.metric == flat.signal or _confidence_only(curve, curves):
             continue
         metric = curve.metric.removeprefix("eval/")
         series = ctx.run.series(metric, "eval")
