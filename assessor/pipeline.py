@@ -106,6 +106,7 @@ def _mark_rollback(run: Run, diagnostics: Diagnostics, step: int, out_dir: Path)
 
 def write_prompt(
     path: str | Path, out_dir: Path, judge: str = "anthropic", images: bool = True, run: Run | None = None,
+    now: float | None = None,
 ) -> list[Path]:
     """Write what an LLM judge would send for a run: `system.md`, `user.md`, `image-N.png`, `schema.json`.
 
@@ -115,6 +116,8 @@ def write_prompt(
         judge: `anthropic` or `openai` (a `:MODEL` suffix is ignored: the prompt does not depend on it).
         images: render and include the dashboard, as the judge does unless told `--no-images`.
         run: the run already in memory (e.g. an eval case).
+        now: the moment the run is judged at, for its staleness (default: the wall clock when the run is read
+            here, none for a run handed in; `assessor eval` passes the moment its case file was written).
 
     Returns:
         The files written.
@@ -127,8 +130,9 @@ def write_prompt(
 
     # Read off the disk now, as `assess` reads it (so a stalled run is called stalled in both); a run handed in
     # (an eval case) is read as it is.
-    now = time.time() if run is None else None
-    run = load_run(path)
+    if run is None:
+        run = load_run(path)
+        now = time.time() if now is None else now
     diagnostics = diagnose(run, now=now)
     with tempfile.TemporaryDirectory(prefix="assessor-prompt-") as scratch:
         plots: list[Path] = []

@@ -1927,3 +1927,60 @@ def test_a_held_out_margin_that_widens_while_the_held_out_loss_sets_no_new_best_
                           np.array([0.603, 0.559, 0.531, 0.540, 0.545, 0.548]))
     assert {"eval_plateau", "eval_not_transferring"} & {f.kind for f in diagnose(run).eval.findings}
     assert verdict(run).decision == "stop"
+
+
+@pytest.mark.parametrize("climbing", [False, True])
+def test_a_job_silent_for_hours_is_stopped_when_it_had_levelled_off_and_resumed_when_it_still_climbed(
+        tmp_path, climbing):
+    """holdout15/18: a run whose files were last written hours ago at half its plan, reward and eval flat for as long
+    as they climbed, was told to continue as if live. A stalled job is read like a crashed one: resumed while it was
+    still improving, stopped (keep the newest weights) once it had levelled off."""
+    import os
+    import time
+
+    from assessor import load_run
+    from assessor.judge.rules import decide
+    from tests.runs import make_run
+
+    n = 1000
+    steps = np.arange(1, n + 1)
+    rise = np.minimum(1, steps / (2000 if climbing else 600))
+    evals = 0.45 + 0.2 * np.minimum(1, np.arange(1, 11) * 100 / (2000 if climbing else 600))
+    make_run(tmp_path, reward=0.3 + 0.4 * rise + ar1(63, n, 0.3, 0.01), eval_every=100, eval_values=evals,
+             config={"max_steps": 2000})
+    written = time.time() - 5 * 3600
+    for path in tmp_path.iterdir():
+        os.utime(path, (written, written))
+    d = diagnose(load_run(tmp_path), now=time.time())
+    assert d.run.state == "stalled"
+    v = decide(d)
+    assert v.decision == ("continue" if climbing else "stop")
+    assert climbing or "looks dead" in v.headline
+    assert decide(diagnose(load_run(tmp_path))).decision == "continue"  # without a clock: read as live
+
+
+def test_an_eval_judges_each_case_file_at_the_moment_its_runs_were_written(tmp_path):
+    """The newest write among a case file's runs is its clock: a run five hours older than its set-mates is stalled
+    whenever the set is scored; runs copied without their file times are all fresh; generated cases have none."""
+    import os
+    import time
+
+    from assessor import load_run
+    from assessor.evals.cases import Case
+    from assessor.evals.harness.loading import LoadedCase
+    from assessor.evals.harness.running import clock_per_file
+    from tests.runs import make_run
+
+    base = time.time() - 7 * 24 * 3600  # the set was written a week ago
+    items = []
+    for k, age in enumerate((0.1, 5.0)):
+        root = tmp_path / f"run{k}"
+        make_run(root, reward=np.linspace(0.2, 0.6, 50))
+        for path in root.iterdir():
+            os.utime(path, (base - age * 3600, base - age * 3600))
+        case = Case(name=f"c{k}", path=str(root), accept=["continue"])
+        items.append(LoadedCase(case, tmp_path / "set.yaml", load_run(root)))
+    clocks = clock_per_file(items)
+    assert clocks[tmp_path / "set.yaml"] == pytest.approx(base - 0.1 * 3600, abs=1.0)
+    states = [diagnose(item.run, now=clocks[item.file]).run.state for item in items]
+    assert states == ["live", "stalled"]

@@ -282,11 +282,12 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
         return _spent(d, w, spent)
     if finished and not _worth_extending(d):
         return _finished_on_plateau(d, w)
-    # A job that died on an error mid-plan is resumed by default; not when it had levelled off, reward and eval
-    # alike: then a restart buys little, and the newest saved weights are as good as any.
-    if d.run.state == "crashed" and not w.diverged and not _still_improving(d) and not any(
+    # A job that died on an error mid-plan (or went silent for hours: stalled) is resumed by default; not when it
+    # had levelled off, reward and eval alike: then a restart buys little, and the newest saved weights are as good
+    # as any.
+    if d.run.state in ("crashed", "stalled") and not w.diverged and not _still_improving(d) and not any(
             _eval_climbing(c) for c in d.eval.curves):
-        return _crashed_on_plateau(d, w)
+        return _died_on_plateau(d, w)
     return _continue(d, w)
 
 
@@ -702,15 +703,16 @@ def _plateau_evidence(d: Diagnostics) -> list[Finding]:
     return [f for f in d.findings if f.signal in (d.reward.metric, "eval", "kl_reward")][:4] or _top(d, 3)
 
 
-def _crashed_on_plateau(d: Diagnostics, w: _Weighed) -> Verdict:
+def _died_on_plateau(d: Diagnostics, w: _Weighed) -> Verdict:
     r = d.reward
     curve = _eval_stands_still(d)
     what = (f"held-out {curve.metric} had not improved on its best ({num(curve.peak)} at step {curve.peak_step})"
             if curve is not None else f"{r.metric or 'the reward'} was no longer climbing ({num(r.now)} now)")
-    headline = (f"Stop: the job died at step {d.run.last_step} ({d.run.state_reason}) and {what}: a restart would buy "
-                "little; keep the newest saved weights.")
+    how = "died" if d.run.state == "crashed" else "looks dead"
+    headline = (f"Stop: the job {how} at step {d.run.last_step} ({d.run.state_reason}) and {what}: a restart would "
+                "buy little; keep the newest saved weights.")
     return _verdict(d, "stop", 0.6, _plateau_evidence(d), headline, w, actions=[
-        "Keep the newest checkpoint saved before the crash: no earlier point is better by more than noise.",
+        "Keep the newest checkpoint saved before the job stopped: no earlier point is better by more than noise.",
         "Fix what killed the job before any new run; for more gains, change the recipe rather than resuming it."])
 
 

@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from assessor.errors import AssessorError
-from assessor.evals.harness.loading import locate_runs, read_cases, select_cases
+from assessor.evals.harness.loading import LoadedCase, locate_runs, read_cases, select_cases
+from assessor.evals.harness.running import clock_per_file
 
 
 def export_prompts(
@@ -43,19 +44,27 @@ def export_prompts(
     cache_dir = cache_dir or root / ".cache"
     cases = select_cases(read_cases(source, [cache_dir]), subset, names)
     where, skipped = locate_runs(cases, cache_dir)
-    written: list[str] = []
-    for _, case in cases:
+    loaded: list[LoadedCase] = []
+    for file, case in cases:
         if case.name not in where:
             continue
         try:
-            write_prompt(where[case.name], out_dir / case.name, judge=judge, images=images,
-                         run=load_run(where[case.name]))
+            loaded.append(LoadedCase(case, file, load_run(where[case.name])))
         except AssessorError as error:
             if warn is not None:
                 warn(f"skipped case {case.name}: {error}")
+    clocks = clock_per_file(loaded)
+    written: list[str] = []
+    for item in loaded:
+        try:
+            write_prompt(where[item.case.name], out_dir / item.case.name, judge=judge, images=images,
+                         run=item.run, now=clocks.get(item.file))
+        except AssessorError as error:
+            if warn is not None:
+                warn(f"skipped case {item.case.name}: {error}")
             continue
-        written.append(case.name)
+        written.append(item.case.name)
     if warn is not None:
-        for item in skipped:
-            warn(f"skipped case {item.case}: {item.reason}")
+        for gone in skipped:
+            warn(f"skipped case {gone.case}: {gone.reason}")
     return written

@@ -76,14 +76,14 @@ class _Judged:
 class _Point:
     """One run (full or truncated), diagnosed once and judged by every judge."""
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, now: float | None = None) -> None:
         self.run = run
         self.diagnostics: Diagnostics | None = None
         self.failure: str | None = None
         self._plots: list[Path] | None = None
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         try:
-            self.diagnostics = diagnose(run)
+            self.diagnostics = diagnose(run, now=now)
         except Exception as error:  # one broken run must not end the eval; it is scored as failed
             if os.environ.get("ASSESSOR_DEBUG"):
                 raise
@@ -153,9 +153,10 @@ def evaluate(
     if progress is not None:
         progress.start(sum(len(judges) + len(cheap) * max(len(points) - 1, 0) for _, points in plans))
     outcomes: dict[str, list[CaseOutcome]] = {j.name: [] for j in judges}
+    clocks = clock_per_file(loaded)
     for item, points in plans:
         case = item.case
-        full = _Point(item.run)
+        full = _Point(item.run, now=clocks.get(item.file))
         judged: dict[str, _Judged] = {}
         try:
             for j in judges:
@@ -183,6 +184,23 @@ def evaluate(
             outcomes[j.name].append(score_case(case, result.decision, result.rollback_step,
                                                last_step=item.run.last_step, delay=delay, **result.fields))
     return outcomes
+
+
+def clock_per_file(loaded: Sequence[LoadedCase]) -> dict[Path, float]:
+    """When each case file's runs are judged: the newest write among its runs on disk.
+
+    A labelled set is written (or copied, keeping file times) at one moment; its runs' ages are their distances
+    from that moment, so a run stalled for five hours when the set was made is still stalled when it is scored a
+    week later, and a live one is still live. The wall clock would call every run of an old set stalled; no clock
+    at all would call none. Copies that reset the file times leave every run equally fresh: none is stalled.
+    Generated (synthetic) cases are left out: their cache is written a run at a time, whenever one is missing.
+    """
+    newest: dict[Path, float] = {}
+    for item in loaded:
+        written = item.run.newest_write
+        if item.kind == "real" and written is not None:
+            newest[item.file] = max(newest.get(item.file, written), written)
+    return newest
 
 
 def run_eval(
