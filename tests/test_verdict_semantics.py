@@ -1984,3 +1984,19 @@ def test_an_eval_judges_each_case_file_at_the_moment_its_runs_were_written(tmp_p
     assert clocks[tmp_path / "set.yaml"] == pytest.approx(base - 0.1 * 3600, abs=1.0)
     states = [diagnose(item.run, now=clocks[item.file]).run.state for item in items]
     assert states == ["live", "stalled"]
+
+
+def test_a_training_reward_sagging_beside_a_growing_kl_is_outranked_by_a_held_out_eval_at_its_best(tmp_path):
+    """holdout23: a math+code mixture whose code share grows; the aggregate training reward peaks and sags (each
+    source's reward still rising) while a small KL grows, and the held-out eval holds at its best. The KL/reward
+    quadrant's "reward down" is the same training-reward fall the eval outranks: no stop, no rollback."""
+    n = 1500
+    steps = np.arange(1, n + 1)
+    reward = 0.48 + 0.05 * np.minimum(1, steps / 900) - 0.02 * np.clip((steps - 900) / 600, 0, 1)
+    kl = 0.002 + 0.011 * steps / n
+    evals = np.array([0.56, 0.59, 0.60, 0.61, 0.62, 0.64, 0.65, 0.66, 0.67, 0.68, 0.69, 0.70, 0.70, 0.71, 0.71])
+    run = make_run(tmp_path, reward=reward + ar1(64, n, 0.3, 0.01), kl=kl + ar1(65, n, 0.3, 0.0003),
+                   eval_every=100, eval_values=evals, config={"max_steps": 3000})
+    d = diagnose(run)
+    assert {"kl_up_reward_down", "reward_peaked_then_declined"} & {f.kind for f in d.findings}
+    assert verdict(run).decision == "continue"

@@ -134,8 +134,9 @@ def _kind(finding: Finding) -> str:
 # Training-reward trajectories that a current, healthy held-out eval overrules (the guide: eval outranks reward).
 # A reward fallen to its floor counts too: when the model held up on held-out data after the fall, what changed is
 # what the reward is scored on (harder prompts, a new reward), not the model, and there is nothing to go back to.
+# The KL/reward quadrant's "reward down" is the same training-reward fall, read beside KL.
 REWARD_TRAJECTORY = frozenset({"reward_peaked_then_declined", "reward_below_start", "reward_falling",
-                               "reward_floor_no_signal"})
+                               "reward_floor_no_signal", "kl_up_reward_down"})
 
 
 def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
