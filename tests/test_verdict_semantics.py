@@ -2000,3 +2000,37 @@ def test_a_training_reward_sagging_beside_a_growing_kl_is_outranked_by_a_held_ou
     d = diagnose(run)
     assert {"kl_up_reward_down", "reward_peaked_then_declined"} & {f.kind for f in d.findings}
     assert verdict(run).decision == "continue"
+
+
+def _verl_two_benchmarks(root, aime: np.ndarray, math500: np.ndarray):
+    """A verl JSONL log: a rising score, and MATH-500 (mean@4) and AIME24 (mean@16) every 40 steps."""
+    import json
+
+    root.mkdir(parents=True, exist_ok=True)
+    n = 40 * (len(aime) - 1)
+    score = 0.3 + 0.3 * np.minimum(1, np.arange(1, n + 1) / (0.7 * n)) + ar1(66, n, 0.3, 0.01)
+    lines = []
+    for step in range(0, n + 1):
+        data = {} if step == 0 else {"critic/score/mean": float(score[step - 1])}
+        if step % 40 == 0:
+            data["val-core/aime24/acc/mean@16"] = float(aime[step // 40])
+            data["val-core/math500/acc/mean@4"] = float(math500[step // 40])
+        lines.append(json.dumps({"step": step, "data": data}))
+    (root / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return load_run(root)
+
+
+def test_two_benchmarks_mapped_to_one_name_keep_their_own_and_a_coarse_ones_draws_send_nobody_back(tmp_path):
+    """holdout23: AIME24 (30 problems, mean@16: scores in 1/480) took the name `accuracy` from MATH-500 beside it, and
+    its lucky 0.30 at step 1640 followed by 0.20s read as a decisive fall while MATH-500 held; a run converged a
+    little before its planned end was sent back. A benchmark a quarter as fine as the preferred one is a witness."""
+    rng = np.random.default_rng(67)
+    k = 30
+    math500 = np.round((0.47 + 0.2 * np.minimum(1, np.arange(k) / 20) + rng.normal(0, 0.012, k)) * 2000) / 2000
+    aime = np.round((0.12 + 0.1 * np.minimum(1, np.arange(k) / 20) + rng.normal(0, 0.02, k)) * 480) / 480
+    aime[24], aime[-2:] = 0.3, [0.2, 0.2063]
+    run = _verl_two_benchmarks(tmp_path, aime, math500)
+    assert {"val-core/aime24/acc/mean@16", "val-core/math500/acc/mean@4"} <= set(run.metric_names("eval"))
+    d = diagnose(run)
+    assert not any(f.kind == "eval_declining" and f.severity == "critical" for f in d.findings)
+    assert verdict(run).decision != "rollback"

@@ -259,6 +259,9 @@ def _free_to_go_back(ctx: Context, fell: Finding, curve: EvalCurve, primary: str
     if len(series) < 3 or primary in LOWER_IS_BETTER:
         return fell
     steps, values = series.index.to_numpy(), series.to_numpy()
+    finer = _set_size(primary, values)
+    if finer is not None and curve.set_size is not None and curve.set_size * RESOLUTION_RATIO <= finer:
+        return fell  # a much coarser benchmark (AIME's 30 problems beside MATH-500) can fall by its own draws
     noise = decline_noise(primary, values, eval_score(primary, values))
     then = float(np.mean(_around_peak(values, int(np.argmin(np.abs(steps - curve.peak_step))))))
     now = float(np.mean(values[-2:]))

@@ -184,6 +184,15 @@ def normalize_source(data: SourceData, rel_path: str) -> NormalizedSource:
         if len(pieces) == 1:
             out.pieces.append(pieces[0])
             continue
+        if split == "eval" and len({_benchmark_part(p.source_key) for p in pieces}) == len(pieces):
+            # Held-out scores of different benchmarks (`val-core/aime24/acc/mean@16`, `val-core/math500/acc/mean@4`)
+            # are different measures: each keeps its own name, so neither speaks as "the" accuracy under another's.
+            for piece in pieces:
+                piece.metric = _own_name(piece.source_key, split)
+                out.pieces.append(piece)
+            out.notes.append(f"{', '.join(repr(p.source_key) for p in pieces)} are held-out scores of different "
+                             "benchmarks: each keeps its own name")
+            continue
         # Two keys of one file mean the same thing: the better-covered one keeps the canonical name, unless one
         # of them is the one the diagnosis reads best (a per-token entropy beside a sum over the sequence).
         preferred = PREFERRED_KEYS.get(metric, ())
@@ -706,3 +715,17 @@ def _assemble(pieces: list[Piece]) -> pd.DataFrame:
         "source": labels([p.source for p in pieces]),
         "wall_time": np.concatenate([p.wall_time for p in pieces]).astype(np.float64, copy=False),
     }, copy=False)  # the arrays are fresh: let pandas keep them rather than copy them into blocks
+
+
+def _benchmark_part(key: str) -> str:
+    """What names the data a held-out key was measured on: its key without the measure's own words.
+
+    `val-core/aime24/acc/mean@16` -> `aime24`; `val/test_score/openai/gsm8k` -> `openai/gsm8k`; `eval_loss` -> ``.
+    Two keys of one meaning (`eval_loss`, `eval/loss`) leave the same part; two benchmarks leave different ones.
+    """
+    words = [w for w in re.split(r"[/_\-.@]+", key.lower()) if w]
+    return "/".join(w for w in words if w not in _MEASURE_WORDS and not w.isdigit())
+
+
+_MEASURE_WORDS = frozenset({"val", "eval", "test", "core", "aux", "acc", "accuracy", "mean", "score", "reward",
+                            "pass", "pass1", "loss", "std", "best", "worst", "maj", "avg", "rate", "metrics"})
