@@ -2034,3 +2034,13 @@ def test_two_benchmarks_mapped_to_one_name_keep_their_own_and_a_coarse_ones_draw
     d = diagnose(run)
     assert not any(f.kind == "eval_declining" and f.severity == "critical" for f in d.findings)
     assert verdict(run).decision != "rollback"
+
+
+def test_a_benchmark_named_for_its_30_problems_reads_after_the_500_problem_one_beside_it(tmp_path):
+    """holdout23's blind readers: `aime24_avg16` (averaged over 16 samples: its scores do not show its 30 problems)
+    was read first beside `math500_acc`; the best point and every eval finding used the coarse one."""
+    rng = np.random.default_rng(68)
+    run = make_run(tmp_path, reward=0.4 + 0.2 * np.minimum(1, STEPS / 200) + ar1(69, N, 0.3, 0.01))
+    run = with_evals(run.path, "aime24_avg16", 25, np.round(0.1 + rng.uniform(0, 0.1, 12), 4))
+    run = with_evals(run.path, "math500_acc", 25, np.round(0.5 + 0.15 * np.linspace(0, 1, 12) * 500) / 500)
+    assert diagnose(run).eval.metric == "math500_acc"

@@ -190,8 +190,12 @@ def _best_resolved_first(ctx: Context, metrics: list[str]) -> list[str]:
         return metrics
     # A pass rate shows its set size in its scores whatever it is called (`eval_aime24_pass1` logged under the
     # canonical `reward_mean`); a score that is no pass rate shows none and is not compared.
-    sizes = {m: size for m in metrics if (_accuracy_like(m) or _pass_rate_name(m) or m == "reward_mean")
-             and (size := _set_size(m, ctx.run.series(m, "eval").to_numpy(), any_name=True)) is not None}
+    # A benchmark's name caps what its scores show: AIME averaged over 16 samples moves in 1/480ths, but its 30
+    # problems are what the sampling error is made of.
+    sizes = {m: size for m in metrics if (_accuracy_like(m) or _pass_rate_name(m) or m == "reward_mean"
+                                          or _named_size(m) is not None)
+             and (size := _smallest(_set_size(m, ctx.run.series(m, "eval").to_numpy(), any_name=True),
+                                    _named_size(m))) is not None}
     first = sizes.get(metrics[0])
     if first is None:
         return metrics
@@ -199,6 +203,21 @@ def _best_resolved_first(ctx: Context, metrics: list[str]) -> list[str]:
     if sizes[largest] < RESOLUTION_RATIO * first:
         return metrics
     return [largest] + [m for m in metrics if m != largest]
+
+
+# Problems in benchmarks whose size is fixed by their name, for scores averaged over several samples per problem
+# (`aime24_avg16`: multiples of 1/480, not 1/30), where the scores do not show it.
+_NAMED_SIZES = (("aime", 30), ("amc", 40), ("gpqa", 198), ("math500", 500), ("gsm8k", 1319))
+
+
+def _named_size(metric: str) -> int | None:
+    """The problem count a benchmark's name implies (`aime24` 30, `math500` 500), or None."""
+    return next((size for token in _tokens(metric) for stem, size in _NAMED_SIZES if token.startswith(stem)), None)
+
+
+def _smallest(*sizes: int | None) -> int | None:
+    known = [size for size in sizes if size is not None]
+    return min(known) if known else None
 
 
 def _pass_rate_name(metric: str) -> bool:
