@@ -2044,3 +2044,13 @@ def test_a_benchmark_named_for_its_30_problems_reads_after_the_500_problem_one_b
     run = with_evals(run.path, "aime24_avg16", 25, np.round(0.1 + rng.uniform(0, 0.1, 12), 4))
     run = with_evals(run.path, "math500_acc", 25, np.round(0.5 + 0.15 * np.linspace(0, 1, 12) * 500) / 500)
     assert diagnose(run).eval.metric == "math500_acc"
+
+
+def test_small_numbers_keep_two_digits_so_a_rise_is_visible():
+    """holdout23's blind reader: "KL 0.0001 -> 0.0001" quoted a rise from 0.00012 to 0.00015 at one digit."""
+    import doctest
+
+    from assessor.diagnose import context
+
+    assert context.num(0.00012) != context.num(0.000145)
+    assert doctest.testmod(context).failed == 0

@@ -29,8 +29,8 @@ class Context:
 def num(value: float | None) -> str:
     """A number as a practitioner would say it: three significant digits, no exponent for ordinary sizes.
 
-    >>> num(0.123456), num(1234.5), num(3e-05), num(None)
-    ('0.123', '1234', '3e-05', 'n/a')
+    >>> num(0.123456), num(1234.5), num(3e-05), num(0.000145), num(None)
+    ('0.123', '1234', '3e-05', '0.00015', 'n/a')
     """
     if value is None or not math.isfinite(value):
         return "n/a"
@@ -41,7 +41,7 @@ def num(value: float | None) -> str:
         return f"{value:.0f}"
     if magnitude >= 1e-3:
         return f"{value:.3g}"
-    return f"{value:.1g}"
+    return f"{value:.2g}"  # two digits: 0.00012 -> 0.00015 is a rise
 
 
 def finding(signal: str, kind: str, severity: Severity, observation: str, steps: list[int] | None = None) -> Finding:
