@@ -14,7 +14,7 @@ import numpy as np
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
-from assessor.diagnose.models import Finding, KlRewardDiagnosis, Quadrant, QuadrantSpan, SignalSummary
+from assessor.diagnose.models import Finding, KlRewardDiagnosis, Quadrant, QuadrantSpan, Severity, SignalSummary
 from assessor.diagnose.signals import Reading, first_rise, lasting_damage, passing_jump, settled_step
 from assessor.run import RunFacts
 
@@ -437,9 +437,13 @@ def _findings(
     out: list[Finding] = []
     if quadrant == "kl_up_reward_down":
         # A KL still about zero is no move away from the reference: the reward's own findings speak for it.
-        out.append(finding("kl_reward", quadrant, "critical" if _at_least(kl.now, KL_MATERIAL, per_nat) else "watch",
-                           f"{kl_move} while {reward_move}: the policy is moving away from its reference and "
-                           "getting worse", [since]))
+        # A fall under one noise unit of the level is a trend the test can see but not yet a worse model.
+        severity: Severity = "watch" if not _at_least(kl.now, KL_MATERIAL, per_nat) else (
+            "critical" if size <= -1.0 else "warning")
+        worse = "getting worse" if size <= -1.0 else "its reward edging down (under one noise unit so far)"
+        out.append(finding("kl_reward", quadrant, severity,
+                           f"{kl_move} while {reward_move}: the policy is moving away from its reference and {worse}",
+                           [since]))
     elif drift is not None:
         # Also when the latest window ticks up: on the whole stretch since the bend, that is noise on a plateau.
         out.append(finding("kl_reward", "kl_up_reward_flat", "warning", drift[0], [drift[1]]))
