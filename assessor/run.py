@@ -163,7 +163,12 @@ class Run:
     def source_keys(self, metric: str, split: Split = "train") -> set[str]:
         """The keys, as the framework wrote them, that one metric was read from (empty when absent)."""
         rows = self._positions(metric, split)
-        return {str(key) for key in pd.unique(self.metrics["source_key"].to_numpy()[rows])}
+        column = self.metrics["source_key"]
+        # Only this metric's rows are read: the whole column as objects is tens of millions of them on a long run.
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            codes = np.unique(column.cat.codes.to_numpy()[rows])
+            return {str(column.cat.categories[code]) for code in codes if code >= 0}
+        return {str(key) for key in pd.unique(column.iloc[rows])}
 
     def nonfinite_steps(self, metric: str, split: Split = "train") -> list[int]:
         """Steps where this metric was logged as NaN, inf or null."""
