@@ -2058,3 +2058,20 @@ def test_small_numbers_keep_two_digits_so_a_rise_is_visible():
 
     assert context.num(0.00012) != context.num(0.000145)
     assert doctest.testmod(context).failed == 0
+
+
+def test_a_silent_preference_run_whose_held_out_accuracy_stands_still_is_stopped_though_its_margin_grows(tmp_path):
+    """holdout18: an OpenRLHF DPO run silent for 5 hours at step 900 of 2400, held-out accuracy flat since step 500,
+    training accuracy and margins still rising. The training pairs being learnt ever more surely is no improvement
+    while the held-out pairs stand still: a dead job on a plateau is stopped, not resumed."""
+    import os
+    import time
+
+    accuracy = np.array([0.55, 0.60, 0.65, 0.70, 0.69, 0.70])  # flat for less than it climbed: no plateau yet
+    _dpo_with_evals(tmp_path, accuracy, np.linspace(0.5, 1.6, 6), np.array([0.66, 0.64, 0.62, 0.60, 0.61, 0.61]))
+    written = time.time() - 5 * 3600
+    for path in tmp_path.iterdir():
+        os.utime(path, (written, written))
+    d = diagnose(load_run(tmp_path), now=time.time())
+    assert d.run.state == "stalled" and d.reward.trend == "rising"
+    assert RulesJudge().judge(JudgeRequest(run=load_run(tmp_path), diagnostics=d)).verdict.decision == "stop"

@@ -247,7 +247,7 @@ def diagnose_eval(ctx: Context) -> EvalDiagnosis:
         out.findings.extend(findings)
     # A plateau of one held-out measure while another still sets clear new highs (a preference run's eval loss or
     # margin, a second benchmark) is no plateau of the model: the held-out data still shows it improving.
-    if any(c.new_high_noise >= 1.0 and not _confidence_only(c, out.curves) for c in out.curves):
+    if any(c.new_high_noise >= 1.0 and not confidence_only(c, out.curves) for c in out.curves):
         out.findings = [f for f in out.findings if f.kind != "eval_plateau"]
     out.findings = [_bought_by_shortening(ctx, _transfers_elsewhere(ctx, f, out.curves))
                     if f.kind == "eval_not_transferring" else f for f in out.findings]
@@ -321,7 +321,7 @@ def _what_stood_still(flat: Finding) -> str:
     return flat.observation.split(":")[0]
 
 
-def _confidence_only(curve: EvalCurve, curves: list[EvalCurve]) -> bool:
+def confidence_only(curve: EvalCurve, curves: list[EvalCurve]) -> bool:
     """A held-out preference margin still widening while the held-out loss beside it sets no new best.
 
     The loss is the margin read through a sigmoid, pair by pair: a wider average margin with no better loss is
@@ -345,7 +345,7 @@ def _transfers_elsewhere(ctx: Context, flat: Finding, curves: list[EvalCurve]) -
         return flat
     first, last = flat.steps[0], flat.steps[-1]
     for curve in curves:
-        if curve.metric == flat.signal or _confidence_only(curve, curves):
+        if curve.metric == flat.signal or confidence_only(curve, curves):
             continue
         metric = curve.metric.removeprefix("eval/")
         series = ctx.run.series(metric, "eval")

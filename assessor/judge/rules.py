@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from assessor.diagnose.checkpoint import BREAKAGE_KINDS, OVERRULED_BY_EVAL, breakage_kind
 from assessor.diagnose.context import num
+from assessor.diagnose.evaluation import confidence_only
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, EvalCurve, Finding
 from assessor.diagnose.reward import decline_bar
 from assessor.diagnose.robust import stretch_width
@@ -287,7 +288,7 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
     # had levelled off, reward and eval alike: then a restart buys little, and the newest saved weights are as good
     # as any.
     if d.run.state in ("crashed", "stalled") and not w.diverged and not _still_improving(d) and not any(
-            _eval_climbing(c) for c in d.eval.curves):
+            _eval_climbing(c) and not confidence_only(c, d.eval.curves) for c in d.eval.curves):
         return _died_on_plateau(d, w)
     return _continue(d, w)
 
@@ -376,6 +377,10 @@ def _still_improving(d: Diagnostics) -> bool:
     climb that ends at its best is still a climb.
     """
     r = d.reward
+    # A preference run's training margin and pair accuracy keep rising as the training pairs are learnt ever more
+    # surely: with the held-out measures standing still, that is no improvement.
+    if r.metric in ("pref_margin", "pref_accuracy") and _eval_stands_still(d) is not None:
+        return False
     if r.trend == "rising":
         return True
     kinds = {f.kind for f in r.findings}
