@@ -1690,6 +1690,14 @@ def test_a_learning_rate_and_a_kl_of_exactly_0_all_along_mean_the_weights_never_
     moving = make_run(tmp_path / "moving", reward=reward, kl=0.001 * np.arange(1, n + 1), grad_norm=grad,
                       learning_rate=np.zeros(n), config={"max_steps": 200})
     assert diagnose(moving).learning_signal.updates_stopped_step is None
+    # holdout16's prefixes: a console printing three decimals shows a 1e-06 rate and a young KL as 0.000; and a PPO
+    # actor sits at a rate of 0 while its critic warms up (verl's critic_warmup), the value loss falling.
+    printed = make_run(tmp_path / "printed", reward=np.round(reward, 3), kl=np.zeros(n), grad_norm=np.round(grad, 3),
+                       learning_rate=np.zeros(n), entropy=np.round(0.6 + ar1(7, n, 0.3, 0.01), 3))
+    assert diagnose(printed).learning_signal.updates_stopped_step is None
+    warming = make_run(tmp_path / "critic", reward=reward, kl=np.zeros(n), grad_norm=grad, learning_rate=np.zeros(n),
+                       **{"critic/vf_loss": 40 * np.exp(-np.arange(n) / 10) + 1.5})
+    assert diagnose(warming).learning_signal.updates_stopped_step is None
 
 
 def _two_eval_run(root, easy, hard):

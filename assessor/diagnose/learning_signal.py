@@ -294,14 +294,35 @@ def _lr_zero_policy_frozen(ctx: Context) -> Finding | None:
             np.any(kl != 0.0)) or not (len(grad) and float(np.mean(grad > 0.0)) >= 0.5):
         return None
     first = int(lr_series.index[0])
-    if _still_moving(ctx, first):
+    if _still_moving(ctx, first) or _printed_coarsely(ctx):
         return None
+    critic = ctx.run.series("value_loss").to_numpy()
+    if len(lr) < CRITIC_WARMUP_POINTS and len(critic) >= NEVER_A_GRADIENT_POINTS and float(np.ptp(critic)) > 0.0:
+        return None  # a critic warm-up: the value head trains alone for its first steps (verl's critic_warmup)
     return finding(
         "lr", "updates_stopped", "critical",
         f"the learning rate is exactly 0 on all {len(lr)} logged steps and the KL to the reference is exactly 0 on all "
         f"{len(kl)} as well, while gradients are computed (grad norm positive): no update has moved the weights, so "
         "they are the initial ones and every step spends compute for nothing (check how the learning rate reaches "
         "the optimizer)", [first])
+
+
+CRITIC_WARMUP_POINTS = 100  # logged steps a PPO run's actor may sit at a learning rate of 0 while its critic warms up
+
+
+def _printed_coarsely(ctx: Context) -> bool:
+    """The log prints its numbers at four decimals or fewer: a learning rate of 1e-06 shows as 0.000 there.
+
+    Read off the run's other curves (entropy, reward, gradient norm), which are never all round at that precision
+    unless the printer rounded them.
+    """
+    for metric in ("entropy", "reward_mean", "grad_norm"):
+        values = ctx.run.series(metric).to_numpy()
+        values = values[np.isfinite(values) & (values != 0.0)]
+        if len(values) >= NEVER_A_GRADIENT_POINTS:
+            scaled = values * 1e4
+            return bool(np.all(np.abs(scaled - np.round(scaled)) < 1e-6 * np.maximum(1.0, np.abs(scaled))))
+    return False
 
 
 def _quantised(values: np.ndarray) -> bool:
