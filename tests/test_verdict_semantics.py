@@ -2083,3 +2083,19 @@ def test_a_silent_preference_run_whose_held_out_accuracy_stands_still_is_stopped
     d = diagnose(load_run(tmp_path), now=time.time())
     assert d.run.state == "stalled" and d.reward.trend == "rising"
     assert RulesJudge().judge(JudgeRequest(run=load_run(tmp_path), diagnostics=d)).verdict.decision == "stop"
+
+
+@pytest.mark.parametrize("recovering", [True, False])
+def test_an_early_dip_below_the_start_that_is_climbing_back_is_no_rollback_to_the_base(tmp_path, recovering):
+    """holdout18's prefixes: a base model adapting to the answer format loses ten points of held-out accuracy in its
+    first 40 steps and climbs back; checked at 6% of the plan it was sent back to step 0. A dip still at its bottom is
+    sent back as before."""
+    n = 90
+    steps = np.arange(1, n + 1)
+    dip = np.where(steps < 40, 0.6 - 0.1 * steps / 40, 0.5 + (0.1 * (steps - 40) / 50 if recovering else 0.0))
+    back = [0.52, 0.56, 0.60] if recovering else [0.52, 0.52, 0.53]
+    evals = np.array([0.63, 0.60, 0.56, 0.53, 0.525, 0.52, *back])
+    run = make_run(tmp_path, reward=dip + ar1(70, n, 0.3, 0.01), eval_every=10, eval_values=evals,
+                   config={"max_steps": 1300})
+    v = verdict(run)
+    assert v.decision == ("continue" if recovering else "rollback")

@@ -274,6 +274,13 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
     finished = d.run.state == "finished"
     if _too_early(d) and not w.diverged and degradation < ROLLBACK_BAR and not finished:
         return _too_early_to_judge(d, w)
+    if not w.diverged and degradation >= ROLLBACK_BAR and _early_dip_recovering(d):
+        return _verdict(d, "continue", 0.45, _top(d, 3),
+                        f"Continue: early in the plan (step {d.run.last_step}) the held-out eval dipped below where it "
+                        "started and is climbing back; an early dip while the policy adapts (to the answer format, the "
+                        "sampling settings) is common. Watch that it recovers past the start.",
+                        w, actions=["Assess again after the next few evaluations: if the eval stops climbing below "
+                                    "its start, go back to the starting weights and lower the learning rate."])
     if w.diverged or degradation >= ROLLBACK_BAR:
         went = _went_past_best(d, w, degradation, checkpoints)
         # A handful of logged rewards has no level to go back to: only a divergence sends such a run back.
@@ -400,6 +407,27 @@ def _too_early(d: Diagnostics) -> bool:
     if d.run.progress is not None and d.run.progress < EARLY_PROGRESS:
         return True
     return reward.points < EARLY_POINTS
+
+
+EARLY_DIP_SHARE = 0.1  # of the planned steps: a dip from the start, recovering, is adaptation this early
+RECOVERING_NOISE = 2.0  # the latest evaluations' rise, in the eval's noise units, that says it is climbing back
+
+
+def _early_dip_recovering(d: Diagnostics) -> bool:
+    """The held-out eval's best is its first evaluation, the run is in its first tenth, and it is climbing back.
+
+    Going back to the starting weights this early throws away the adaptation the run has paid for; a dip that is
+    already reversing is no decline yet (a breakage or a divergence is read on its own).
+    """
+    best = d.best_checkpoint
+    curve = d.eval.curves[0] if d.eval.curves else None
+    if d.run.progress is None or d.run.progress >= EARLY_DIP_SHARE or best.basis != "eval" or curve is None:
+        return False
+    summary = d.signals.get(curve.metric)
+    if best.breakage_step is not None or best.best_step is None or summary is None or (
+            best.best_step > summary.first_step):
+        return False
+    return curve.recent_rise_noise >= RECOVERING_NOISE
 
 
 def _too_early_to_judge(d: Diagnostics, w: _Weighed) -> Verdict:
