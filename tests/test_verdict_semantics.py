@@ -2099,3 +2099,18 @@ def test_an_early_dip_below_the_start_that_is_climbing_back_is_no_rollback_to_th
                    config={"max_steps": 1300})
     v = verdict(run)
     assert v.decision == ("continue" if recovering else "rollback")
+
+
+@pytest.mark.parametrize(("planned", "decision"), [(1500, "continue"), (400, "stop")])
+def test_a_held_out_plateau_shorter_than_a_fifth_of_the_plan_is_no_stop_with_most_of_the_plan_ahead(
+        tmp_path, planned, decision):
+    """holdout21/14 prefixes: a held-out eval flat for 200 steps after a 150-step climb was stopped at 23% of a
+    1500-step plan (a curriculum's next stage then lifted it). The same curve as most of a 400-step plan is a stop."""
+    n = 350
+    steps = np.arange(1, n + 1)
+    reward = 0.5 + 0.3 * np.minimum(1, steps / 300) + ar1(71, n, 0.3, 0.01)
+    evals = np.array([0.36, 0.40, 0.43, 0.45, 0.45, 0.44, 0.45, 0.44, 0.45, 0.45, 0.44, 0.45, 0.45, 0.44])
+    run = make_run(tmp_path, reward=reward, eval_every=25, eval_values=evals, config={"max_steps": planned})
+    d = diagnose(run)
+    assert {"eval_plateau", "eval_not_transferring"} & {f.kind for f in d.findings}
+    assert verdict(run).decision == decision

@@ -199,6 +199,21 @@ def _never_improved(d: Diagnostics) -> bool:
     return False
 
 
+FLAT_SHARE_OF_PLAN = 0.2  # a held-out plateau shorter than this share of the planned steps is no answer yet
+
+
+def _flat_too_short_for_plan(d: Diagnostics, f: Finding) -> bool:
+    """A held-out plateau shorter than a fifth of the planned run, while most of the plan is still ahead.
+
+    Flat for as long as it climbed says the recipe stalled; with more than half the budget left, a stall of a few
+    evaluations is as often a pause before the next rise (a harder curriculum stage, a schedule) as the end.
+    """
+    planned = d.run.planned_total_steps
+    if not planned or d.run.progress is None or d.run.progress >= 0.5 or len(f.steps) < 2:
+        return False
+    return f.steps[-1] - f.steps[0] < FLAT_SHARE_OF_PLAN * planned
+
+
 def _early_in_budget(d: Diagnostics) -> bool:
     """Before a fifth of a known planned run: a slow learner's curves may not show it yet."""
     return d.run.progress is not None and d.run.progress < EARLY_BUDGET_SHARE
@@ -252,7 +267,7 @@ def _sort(d: Diagnostics) -> _Weighed:
                 kind in SPENT_UNLESS_LEARNING and _learning_anyway(d)) and not (
                 kind in SPENT_UNLESS_EVAL_CLIMBING and _eval_still_climbing(d)) and not (
                 kind == "signal_thinning" and f.severity == "watch") and not (
-                kind in HELD_OUT_FLAT and _early_in_budget(d)):
+                kind in HELD_OUT_FLAT and (_early_in_budget(d) or _flat_too_short_for_plan(d, f))):
             spent.append(f)
         elif f.severity in ("warning", "critical"):
             other.append(f)
