@@ -2114,3 +2114,20 @@ def test_a_held_out_plateau_shorter_than_a_fifth_of_the_plan_is_no_stop_with_mos
     d = diagnose(run)
     assert {"eval_plateau", "eval_not_transferring"} & {f.kind for f in d.findings}
     assert verdict(run).decision == decision
+
+
+def test_a_reward_collapsing_in_its_last_steps_is_quoted_where_it_has_got_to_not_only_as_a_stretch_mean(tmp_path):
+    """holdout23's blind reader: a live run whose reward fell 0.65 -> 0.2 over its last 90 steps was quoted "now
+    0.573", the mean of its latest tenth (180 steps), while the dashboard showed 0.2."""
+    n = 1800
+    steps = np.arange(1, n + 1)
+    reward = 0.3 + 0.35 * np.minimum(1, steps / 1000) - 0.45 * np.clip((steps - 1710) / 90, 0, 1)
+    run = make_run(tmp_path, reward=reward + ar1(72, n, 0.3, 0.01))
+    d = diagnose(run)
+    latest = d.signals["reward_mean"].latest
+    assert latest is not None and latest.mean < 0.35 < d.signals["reward_mean"].now
+    row = next(line for line in summarize(JudgeRequest(run=run, diagnostics=d)).splitlines()
+               if line.startswith("| reward_mean"))
+    assert f"average {latest.mean:.3g}" in row
+    steady = make_run(tmp_path / "steady", reward=0.3 + 0.35 * np.minimum(1, steps / 1000) + ar1(73, n, 0.3, 0.01))
+    assert diagnose(steady).signals["reward_mean"].latest is None

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from assessor.diagnose import robust
-from assessor.diagnose.models import ChangePoint, Discontinuity, SignalSummary, Spike
+from assessor.diagnose.models import ChangePoint, Discontinuity, SignalSummary, Spike, Stretch
 from assessor.run import Run, Split
 
 MIN_POINTS = 3
@@ -151,9 +151,27 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
         trend_window_start=recent.window_start, trend_change=recent.change, trend_change_noise=recent.change_noise,
         trend_p=recent.p_value, slowing=robust.slowing(series), plateau_start=robust.plateau_start(
             series, recent.direction),
-        change_points=cps, discontinuities=jumps, spikes=outliers,
+        change_points=cps, discontinuities=jumps, spikes=outliers, latest=_latest_if_apart(metric, series, now, noise),
     )
     return Reading(series, summary)
+
+
+LATEST_SHARE = 6  # the last sixth of a stretch: short enough to show where a fast move at the end has got to
+
+
+def _latest_if_apart(metric: str, series: robust.Series, now: float, noise: float) -> Stretch | None:
+    """A reward's last few logged steps, when their mean stands more than three noise units from the stretch mean.
+
+    A reward's `now` is the mean of the latest tenth of the run, the level its decline tests compare; a collapse in
+    the last few dozen steps shows in it only in part. The sheet then quotes both.
+    """
+    if not metric.startswith(MEAN_LEVEL_PREFIXES) or series.n < 6:
+        return None
+    k = max(3, robust.stretch_width(series.n) // LATEST_SHARE)
+    mean = float(np.mean(series.values[-k:]))
+    if abs(mean - now) <= 3 * noise:
+        return None
+    return Stretch(first_step=int(series.steps[-k]), last_step=int(series.steps[-1]), mean=mean)
 
 
 @dataclass

@@ -264,6 +264,8 @@ def _signal_row(
         "noise": None if schedule else noise,
         "slowing": bool(s.slowing) and s.trend != "flat" and not schedule,
         "plateau_start": None if schedule else s.plateau_start,
+        "latest": None if s.latest is None else {"mean": s.latest.mean, "first": s.latest.first_step,
+                                                 "last": s.latest.last_step},
         # The segment levels, which chain from one shift to the next, as a reader follows the curve.
         "shifts": [] if schedule else [
             {"step": c.step, "direction": c.direction,
