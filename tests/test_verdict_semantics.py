@@ -2131,3 +2131,23 @@ def test_a_reward_collapsing_in_its_last_steps_is_quoted_where_it_has_got_to_not
     assert f"average {latest.mean:.3g}" in row
     steady = make_run(tmp_path / "steady", reward=0.3 + 0.35 * np.minimum(1, steps / 1000) + ar1(73, n, 0.3, 0.01))
     assert diagnose(steady).signals["reward_mean"].latest is None
+
+
+@pytest.mark.parametrize("annealed", [False, True])
+def test_a_finished_run_whose_held_out_eval_still_climbs_over_its_latest_half_is_extended_unless_annealed(
+        tmp_path, annealed):
+    """holdout24: a run finished at its planned 1200 steps with a constant learning rate, held-out accuracy 0.53 ->
+    0.61 over its last 500 steps (each evaluation under one noise unit above the one before, the last the best), was
+    told to stop with "has not improved on its best (0.606 at step 1200) since". A late rise the slope rules in is
+    worth extending; under a schedule annealed to 0 it is the annealing, and the final weights are kept."""
+    n = 1200
+    steps = np.arange(1, n + 1)
+    lr = 1e-6 * (1 - steps / n) if annealed else np.full(n, 1e-6)
+    evals = np.array([0.506, 0.528, 0.504, 0.508, 0.472, 0.53, 0.53, 0.548, 0.578, 0.586, 0.566, 0.606])
+    run = make_run(tmp_path, reward=0.4 + 0.2 * steps / n + ar1(74, n, 0.3, 0.02), learning_rate=lr,
+                   eval_every=100, eval_values=evals, config={"max_steps": n})
+    d = diagnose(run)
+    assert d.run.state == "finished" and d.eval.curves[0].late_rise
+    v = verdict(run)
+    assert v.decision == ("stop" if annealed else "continue")
+    assert "not improved on its best (0.606 at step 1200) since" not in v.headline

@@ -497,7 +497,7 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
         metric=name, points=len(values), start=float(values[0]), peak=float(values[peak_index]),
         peak_step=int(steps[peak_index]),
         new_high_noise=(float(np.max(score[-2:])) - float(np.max(score[:-2]))) / noise if len(score) > 2 else 0.0,
-        recent_rise_noise=_recent_rise(score, noise),
+        recent_rise_noise=_recent_rise(score, noise), late_rise=_late_rise(steps, score, noise),
         now=float(np.mean(values[-2:])), now_step=int(steps[-1]), noise=noise,
         decline_noise=(float(score[peak_index]) - recent) / noise, moved=moved, train_change_noise=train,
         slowing=_slowing(steps, score), set_size=_set_size(metric, values),
@@ -555,6 +555,22 @@ def _recent_rise(score: np.ndarray, noise: float) -> float:
     width = n // 4
     latest, before = score[-width:], score[-2 * width:-width]
     return (float(np.mean(latest)) - float(np.mean(before))) / (noise * math.sqrt(2.0 / width))
+
+
+LATE_RISE_MIN_EVALS = 5
+
+
+def _late_rise(steps: np.ndarray, score: np.ndarray, noise: float) -> bool:
+    """The latest half of the evaluations still climbs, beyond what their noise could draw, up to the latest one.
+
+    A steady climb of a third of a noise unit per evaluation sets no single clear new high and, over few
+    evaluations, no clear rise of one quarter over the next; the slope of the whole latest half does show it.
+    """
+    half = len(score) // 2
+    if half < LATE_RISE_MIN_EVALS or noise <= 0:
+        return False
+    fit = robust.theil_sen(score[-half:], steps[-half:].astype(np.float64), alpha=0.90)
+    return fit.low_slope > 0 and float(score[-1]) >= float(np.max(score)) - noise
 
 
 def _slowing(steps: np.ndarray, score: np.ndarray) -> bool:

@@ -271,6 +271,9 @@ class EvalCurve(_Model):
     recent_rise_noise: float = Field(
         0.0, description="How far the latest quarter of the evaluations averages above the quarter before it, in "
         "standard errors of that difference (0 with fewer than 8 evaluations).")
+    late_rise: bool = Field(
+        False, description="Over the latest half of the evaluations (five or more) the Theil-Sen slope's 90% lower "
+        "bound is above 0 and the latest evaluation is within its noise of the best: a climb the data rule in.")
     now: float = Field(description="Mean of the last two evaluations.")
     now_step: int
     noise: float = Field(description="Eval-to-eval noise (robust, from differences).")

@@ -370,8 +370,16 @@ def _worth_extending(d: Diagnostics) -> bool:
     # the eval still climbs at full pace is the reward nearing its ceiling, not the model.
     curve = d.eval.curves[0] if d.eval.curves else None
     if curve is not None and curve.points >= 4:
-        return _eval_climbing(curve) and not curve.slowing
+        # A climb the latest half of the evaluations rules in counts too, unless the learning rate was annealed to
+        # about 0 at the end (a late rise under a decaying schedule is the annealing; more steps need a new schedule).
+        return (_eval_climbing(curve) or (curve.late_rise and not _lr_annealed(d))) and not curve.slowing
     return _still_improving(d) and not d.reward.slowing
+
+
+def _lr_annealed(d: Diagnostics) -> bool:
+    """The learning rate ended at a tenth of its peak or less (a decaying schedule run to its end)."""
+    lr = d.signals.get("lr")
+    return lr is not None and lr.peak > 0 and lr.now <= 0.1 * lr.peak
 
 
 EVAL_RISE_ERRORS = 3.0  # the latest quarter of the evaluations this many standard errors above the one before
@@ -685,7 +693,12 @@ def _finished_on_plateau(d: Diagnostics, w: _Weighed) -> Verdict:
     where = f" since about step {r.plateau_start}" if r.plateau_start is not None else ""
     metric = r.metric or "the reward"
     curve = _eval_stands_still(d)
-    if curve is not None:
+    if curve is not None and curve.peak_step >= curve.now_step:
+        # Its best is the latest evaluation, but by less than the noise can show: ended at its best, not climbing.
+        headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and held-out {curve.metric} "
+                    f"ends at its best ({num(curve.peak)} at step {curve.peak_step}) by less than its noise, without a "
+                    "climb the noise can show: no case for extending it; keep the final weights.")
+    elif curve is not None:
         headline = (f"Stop: the run has reached its planned end ({d.run.state_reason}) and held-out {curve.metric} has "
                     f"not improved on its best ({num(curve.peak)} at step {curve.peak_step}) since; keep the final "
                     "weights.")
