@@ -2131,6 +2131,10 @@ def test_a_reward_collapsing_in_its_last_steps_is_quoted_where_it_has_got_to_not
     assert f"average {latest.mean:.3g}" in row
     steady = make_run(tmp_path / "steady", reward=0.3 + 0.35 * np.minimum(1, steps / 1000) + ar1(73, n, 0.3, 0.01))
     assert diagnose(steady).signals["reward_mean"].latest is None
+    # A held-out row's "now" is its latest evaluation already (holdout24's reader met the note on an eval row).
+    run = make_run(tmp_path / "evals", reward=reward, eval_every=100,
+                   eval_values=np.array([0.3, 0.4, 0.5, 0.55, *[0.6] * 13, 0.1]))
+    assert all(s.latest is None for key, s in diagnose(run).signals.items() if key.startswith("eval/"))
 
 
 @pytest.mark.parametrize("annealed", [False, True])

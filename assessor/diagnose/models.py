@@ -92,8 +92,8 @@ class SignalSummary(_Model):
     )
     plateau_start: int | None = Field(None, description="Step from which the level has stayed within noise.")
     latest: Stretch | None = Field(
-        None, description="Rewards only: the mean of the last few logged steps, when it stands more than three noise "
-        "units from `now` (a stretch mean that still holds the steps before a fast move at the end).")
+        None, description="Training rewards only: the mean of the last few logged steps, when it stands more than "
+        "three noise units from `now` (a stretch mean that still holds the steps before a fast move at the end).")
     change_points: list[ChangePoint] = Field(default_factory=list)
     discontinuities: list[Discontinuity] = Field(default_factory=list)
     spikes: list[Spike] = Field(default_factory=list)

@@ -151,7 +151,8 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
         trend_window_start=recent.window_start, trend_change=recent.change, trend_change_noise=recent.change_noise,
         trend_p=recent.p_value, slowing=robust.slowing(series), plateau_start=robust.plateau_start(
             series, recent.direction),
-        change_points=cps, discontinuities=jumps, spikes=outliers, latest=_latest_if_apart(metric, series, now, noise),
+        change_points=cps, discontinuities=jumps, spikes=outliers,
+        latest=None if split == "eval" else _latest_if_apart(metric, series, now, noise),
     )
     return Reading(series, summary)
 
