@@ -132,16 +132,20 @@ def test_with_both_benchmarks_flat_the_gains_still_do_not_transfer(tmp_path):
 # --- a length term in the reward
 
 
-def shortening(root: Path, length_end: float) -> None:
-    """Reward rising with length moving from 800 to `length_end` (tied to it); held-out accuracy flat at 0.86."""
+def shortening(root: Path, length_end: float, component: str | None = None) -> None:
+    """Reward rising with length moving from 800 to `length_end` (tied to it); held-out accuracy flat at 0.86.
+
+    `component`: log the reward also as its one named reward function (`rewards/<component>/mean`).
+    """
     rng = np.random.default_rng(7)
     n = 400
     rows: list[dict[str, float]] = []
     for step in range(1, n + 1):
         share = step / n
-        rows.append({"step": step, "reward": 0.58 + 0.1 * share + float(rng.normal(0, 0.015)),
+        reward = 0.58 + 0.1 * share + float(rng.normal(0, 0.015))
+        rows.append({"step": step, "reward": reward,
                      "completion_length": 800 + (length_end - 800) * share + float(rng.normal(0, 15)),
-                     "kl": 0.005 + 0.015 * share})
+                     "kl": 0.005 + 0.015 * share, **({f"rewards/{component}/mean": reward} if component else {})})
         if step % 20 == 0 or step == 1:
             rows.append({"step": step, "eval_accuracy": 0.86 + float(rng.normal(0, 0.008))})
     write_jsonl(root, rows)
@@ -153,6 +157,17 @@ def test_shorter_answers_at_the_same_held_out_accuracy_are_the_gain(tmp_path):
     found = kinds(run)
     assert "eval_not_transferring" not in found and "eval_holds_answers_shorter" in found
     assert verdict(run).decision == "continue"
+
+
+def test_shorter_answers_are_no_length_term_when_the_reward_s_only_logged_part_is_the_accuracy(tmp_path):
+    """holdout24: a GRPO run memorising a small training set (answers shorter as they are recalled) whose one reward
+    function is the accuracy was read as "the training gain is the reward's length term". A length term needs a
+    logged part that scores length; with parts logged and none of them about length, the gains do not transfer."""
+    shortening(tmp_path / "accuracy", length_end=500, component="accuracy_reward")
+    found = kinds(load_run(tmp_path / "accuracy"))
+    assert "eval_not_transferring" in found and "eval_holds_answers_shorter" not in found
+    shortening(tmp_path / "penalty", length_end=500, component="length_penalty")
+    assert "eval_holds_answers_shorter" in kinds(load_run(tmp_path / "penalty"))
 
 
 def test_longer_answers_at_the_same_held_out_accuracy_are_not(tmp_path):

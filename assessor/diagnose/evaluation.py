@@ -302,6 +302,9 @@ def _bought_by_shortening(ctx: Context, flat: Finding) -> Finding:
     """
     if flat.kind != "eval_not_transferring":
         return flat
+    parts = [m for m in ctx.run.metric_names("train") if m.startswith(COMPONENT_PREFIX)]
+    if parts and not any(w in m.lower() for m in parts for w in _LENGTH_TERM_WORDS):
+        return flat  # the reward's logged parts have no length term: shorter answers did not buy the gain
     length = ctx.book.get("response_length_mean")
     rho = length_reward_correlation(ctx.run)
     if length is None or rho is None or rho > -SHORTER_RHO:
@@ -314,6 +317,10 @@ def _bought_by_shortening(ctx: Context, flat: Finding) -> Finding:
         f"{_what_stood_still(flat)}; but the answers got shorter ({num(start)} → {num(now)} tokens, Spearman "
         f"{num(rho)} with the reward): the training gain is the reward's length term, and the held-out score holding "
         "while answers get cheaper is that gain kept", flat.steps)
+
+
+# Words in a reward component's name that say it scores length (a penalty per token, a cap, brevity).
+_LENGTH_TERM_WORDS = ("len", "token", "concise", "brev", "overlong", "cost", "short")
 
 
 def _what_stood_still(flat: Finding) -> str:
