@@ -420,3 +420,24 @@ def test_findings_the_sheet_restates_in_full_are_not_listed_twice():
     findings = text.split("## Findings")[1].split("## Signals")[0]
     assert "(earlier_drift" not in findings and "(reward_unclear" not in findings
     assert "(kl up reward flat)" in text.split("## KL and reward")[1].split("##")[0]
+
+
+def test_a_kl_reward_span_never_calls_a_reward_flat_beside_a_move_of_a_tenth_of_its_range_or_more(tmp_path):
+    """holdout24's blind readers: "steps 1-350: reward +0.249 ... (kl up reward flat)" on a reward whose eighths
+    (one prompt x 8 rollouts a step) make every trend test weak. The label follows the printed change once it is clear
+    of the levels' error and a tenth of the curve's range; small drifts after a big climb stay flat."""
+    import numpy as np
+
+    from assessor.judge.prompts import summarize
+    from tests.runs import make_run
+
+    rng = np.random.default_rng(81)  # a draw whose trend tests call two of three slices flat (+0.125, +0.142)
+    n = 350
+    steps = np.arange(1, n + 1)
+    reward = rng.binomial(8, np.clip(0.19 + 0.25 * steps / n, 0, 1)) / 8
+    run = make_run(tmp_path, reward=reward, kl=0.0005 + 0.05 * steps / n + rng.normal(0, 0.0005, n))
+    kl_section = summarize(JudgeRequest(run=run, diagnostics=diagnose(run))).split("## KL and reward")[1]
+    for line in kl_section.split("##")[0].splitlines():
+        found = re.match(r"- steps \d+–\d+: reward ([+-][\d.]+), KL [^(]*\((kl \w+ reward (\w+))\)", line)
+        if found and abs(float(found.group(1))) >= 0.1:
+            assert found.group(3) != "flat", line

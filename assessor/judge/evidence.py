@@ -32,7 +32,7 @@ from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.kl_reward import coefficient_scaled, kl_not_drifting
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
-from assessor.diagnose.robust import MAX_SPIKES, MIN_TREND_POINTS
+from assessor.diagnose.robust import MAX_SPIKES, MIN_TREND_POINTS, stretch_width
 from assessor.diagnose.signals import SCHEDULE_METRICS
 from assessor.ingest.aliases import CANONICAL
 from assessor.judge.base import JudgeRequest
@@ -365,10 +365,48 @@ def _merge_spans(spans: Sequence[QuadrantSpan]) -> list[QuadrantSpan]:
     return merged
 
 
+SPAN_MOVE_NOISE = 3.0  # a span's level change this many level errors or more is a move, whatever its trend test said
+SPAN_MOVE_SHARE = 0.1  # ...and at least this share of the curve's whole range
+
+
+def _span_label(span: QuadrantSpan, d: Diagnostics) -> str:
+    """A span's quadrant in words, agreeing with the two changes printed beside it.
+
+    The quadrant comes from trend tests on the span's points; a level that moved by several noise units across it
+    (a step inside the span, a fall at its end) is a move even when no steady trend passes the test, and a reader
+    must not meet "reward flat" beside "reward +0.25".
+    """
+    def error(s: SignalSummary | None) -> float:
+        # The levels either end of a span are smoothed over a stretch: their error, not one step's noise.
+        return s.noise / math.sqrt(stretch_width(s.points)) if s is not None and s.noise > 0 else math.inf
+
+    def moved(change: float, s: SignalSummary | None) -> bool:
+        # Clear of the levels' error, and a tenth of the curve's whole range: a small drift after a big climb is flat.
+        return s is not None and abs(change) >= max(SPAN_MOVE_NOISE * error(s), SPAN_MOVE_SHARE * (s.peak - s.trough))
+
+    reward, kl = d.signals.get(d.reward.metric or ""), d.signals.get("kl")
+    kl_word = "up" if span.quadrant.startswith("kl_up") else "stable"
+    reward_word = span.quadrant.rsplit("_", 1)[-1]
+    if moved(span.reward_change, reward):
+        reward_word = "up" if span.reward_change > 0 else "down"
+    if span.kl_change > 0 and moved(span.kl_change, kl):
+        kl_word = "up"
+    return f"kl {kl_word} reward {reward_word}"
+
+
 def kl_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
     """KL against reward: the quadrant now and the merged timeline (at most `MAX_SPANS` spans)."""
     k = d.kl_reward
-    spans = _merge_spans(k.timeline)
+    # Labelled by what the printed changes show, then joined again where neighbours now read alike.
+    spans: list[dict[str, Any]] = []
+    for span in _merge_spans(k.timeline):
+        label = _span_label(span, d)
+        if spans and spans[-1]["quadrant"] == label:
+            spans[-1].update(end=span.end_step, reward_change=spans[-1]["reward_change"] + span.reward_change,
+                             kl_change=spans[-1]["kl_change"] + span.kl_change)
+        else:
+            spans.append({"start": span.start_step, "end": span.end_step, "quadrant": label,
+                          "reward_change": span.reward_change, "kl_change": span.kl_change})
     shown = spans if len(spans) <= MAX_SPANS else [spans[0], *spans[-(MAX_SPANS - 1):]]
     kl = d.signals.get("kl")
     return {
@@ -382,8 +420,7 @@ def kl_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
         # The quadrant now is read on the KL's recent-trend window, the timeline on equal slices of the run: say
         # which window, so a last slice that reads differently is not taken for a contradiction.
         "quadrant_since": kl.trend_window_start if kl is not None else None,
-        "spans": [{"start": s.start_step, "end": s.end_step, "quadrant": s.quadrant.replace("_", " "),
-                   "reward_change": s.reward_change, "kl_change": s.kl_change} for s in shown],
+        "spans": shown,
         "omitted": len(spans) - len(shown),
     }
 
