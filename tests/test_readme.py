@@ -11,7 +11,8 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 RESULTS = REPO / "evals" / "results"
 SETS = ("real_runs", "synthetic", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7",
         "holdout8", "holdout9", "holdout10", "holdout11", "holdout12", "holdout13", "holdout14", "holdout15",
-        "holdout16", "holdout17", "holdout18", "holdout19", "holdout20", "holdout21", "holdout22")
+        "holdout16", "holdout17", "holdout18", "holdout19", "holdout20", "holdout21", "holdout22", "holdout23",
+        "holdout24")
 
 
 def test_the_readme_needs_nothing_outside_the_repository():
