@@ -2155,3 +2155,17 @@ def test_a_finished_run_whose_held_out_eval_still_climbs_over_its_latest_half_is
     v = verdict(run)
     assert v.decision == ("stop" if annealed else "continue")
     assert "not improved on its best (0.606 at step 1200) since" not in v.headline
+
+
+def test_a_reward_of_eighths_is_not_called_where_it_started_before_the_comparison_could_see_a_rise(tmp_path):
+    """holdout23: one prompt of eight rollouts a step (the reward moves in eighths), 140 steps into a relaunch with
+    its held-out score rising: "reward_mean is where it started (-1.1 standard errors)" stopped it, though the
+    comparison could not have seen a rise of a quarter of the range. A 0..1 reward's "no progress" needs a sharp
+    comparison (its error under 5% of the range); a smooth batch mean gets it as before."""
+    rng = np.random.default_rng(76)
+    n = 140
+    eighths = rng.binomial(8, 0.45, n) / 8
+    run = make_run(tmp_path / "eighths", reward=eighths, config={"max_steps": 200})
+    assert "reward_no_progress" not in {f.kind for f in diagnose(run).findings}
+    smooth = make_run(tmp_path / "smooth", reward=0.45 + ar1(77, 600, 0.3, 0.01), config={"max_steps": 800})
+    assert "reward_no_progress" in {f.kind for f in diagnose(smooth).findings}

@@ -172,7 +172,8 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
             metric, "reward_below_start", "critical" if progress.t <= -PROGRESS_T else "warning",
             f"{metric} is below where it started: {num(progress.before)} over the first {width} logged steps, "
             f"{num(progress.after)} over the latest {width} ({progress.t:+.1f} standard errors)", [s.first_step]))
-    elif abs(progress.t) < PROGRESS_T and abs(progress.after - progress.before) < 0.5 * noise and series.n >= 10:
+    elif abs(progress.t) < PROGRESS_T and abs(progress.after - progress.before) < 0.5 * noise and series.n >= 10 and (
+            _rules_out_a_rise(series, progress)):
         findings.append(finding(
             metric, "reward_no_progress", "watch",
             f"{metric} is where it started: {num(progress.before)} over the first {width} logged steps, "
@@ -210,6 +211,23 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
         findings.append(shaped)
     out.findings = findings
     return out
+
+
+NO_PROGRESS_MAX_ERROR = 0.05  # of a 0..1 reward's range: the start-to-now comparison must be this sharp
+
+
+def _rules_out_a_rise(series: robust.Series, progress: robust.LevelShift) -> bool:
+    """Whether "where it started" is shown, not just unproven: the comparison could see a rise of a tenth of the range.
+
+    A 0..1 reward averaged over few completions a step (one prompt of eight rollouts moves in eighths) compares its
+    first and latest stretches to within a tenth of the range only after many steps; before that, no visible change
+    says nothing. Rewards on other scales are taken as measured (their range is unknown).
+    """
+    values = series.values
+    if float(np.min(values)) < 0.0 or float(np.max(values)) > 1.0 or abs(progress.t) < 1e-9:
+        return True
+    error = abs(progress.after - progress.before) / abs(progress.t)
+    return error <= NO_PROGRESS_MAX_ERROR
 
 
 SHAPED = "reward_shaped_mean"
