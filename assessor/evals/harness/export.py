@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from assessor.errors import AssessorError
-from assessor.evals.harness.loading import LoadedCase, locate_runs, read_cases, select_cases
+from assessor.evals.harness.loading import load_located, locate_runs, read_cases, select_cases
 from assessor.evals.harness.running import clock_per_file
 
 
@@ -37,22 +37,16 @@ def export_prompts(
     Raises:
         ConfigError: no cases, a bad case file, an unknown subset or provider.
     """
-    from assessor.ingest import load_run
     from assessor.pipeline import write_prompt
 
     root = source if source.is_dir() else source.parent
     cache_dir = cache_dir or root / ".cache"
     cases = select_cases(read_cases(source, [cache_dir]), subset, names)
     where, skipped = locate_runs(cases, cache_dir)
-    loaded: list[LoadedCase] = []
-    for file, case in cases:
-        if case.name not in where:
-            continue
-        try:
-            loaded.append(LoadedCase(case, file, load_run(where[case.name])))
-        except AssessorError as error:
-            if warn is not None:
-                warn(f"skipped case {case.name}: {error}")
+    loaded, failed = load_located(cases, where)
+    if warn is not None:
+        for gone in failed:
+            warn(f"skipped case {gone.case}: {gone.reason}")
     clocks = clock_per_file(loaded)
     written: list[str] = []
     for item in loaded:

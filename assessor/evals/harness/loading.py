@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from assessor.errors import ConfigError
+from assessor.errors import AssessorError, ConfigError
 from assessor.evals import real_runs
 from assessor.evals.cases import Case, case_files, load_cases
 from assessor.evals.harness.models import Kind, Skipped, case_kind
@@ -148,3 +148,21 @@ def locate_runs(
         elif case.name not in where:
             skipped.append(Skipped(case=case.name, reason="the generator made no run for it"))
     return where, skipped
+
+
+def load_located(
+    cases: Sequence[tuple[Path, Case]], where: dict[str, Path],
+) -> tuple[list[LoadedCase], list[Skipped]]:
+    """The runs of the cases `locate_runs` found, read; a run that cannot be read is skipped with its error."""
+    from assessor.ingest import load_run
+
+    loaded: list[LoadedCase] = []
+    failed: list[Skipped] = []
+    for file, case in cases:
+        if case.name not in where:
+            continue
+        try:
+            loaded.append(LoadedCase(case, file, load_run(where[case.name])))
+        except AssessorError as error:
+            failed.append(Skipped(case=case.name, reason=str(error)))
+    return loaded, failed

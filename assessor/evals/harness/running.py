@@ -19,8 +19,8 @@ from assessor.diagnose import diagnose
 from assessor.diagnose.models import Diagnostics
 from assessor.errors import AssessorError, ConfigError
 from assessor.evals.harness.judges import EvalJudge
-from assessor.evals.harness.loading import LoadedCase, locate_runs, read_cases, select_cases
-from assessor.evals.harness.models import CaseOutcome, EvalReport, Skipped
+from assessor.evals.harness.loading import LoadedCase, load_located, locate_runs, read_cases, select_cases
+from assessor.evals.harness.models import CaseOutcome, EvalReport
 from assessor.evals.harness.scoring import detection, judge_report, score_case
 from assessor.judge import JudgeRequest
 from assessor.judge.models import Decision
@@ -223,8 +223,6 @@ def run_eval(
     Raises:
         ConfigError: no cases, a bad case file, an unknown subset, no judge.
     """
-    from assessor.ingest import load_run
-
     if not judges:
         raise ConfigError("name at least one judge (e.g. --judge rules)")
     names_seen = [j.name for j in judges]
@@ -234,14 +232,8 @@ def run_eval(
     cache_dir = cache_dir or root / ".cache"
     cases = select_cases(read_cases(source, [cache_dir]), subset, names)
     where, skipped = locate_runs(cases, cache_dir)
-    loaded: list[LoadedCase] = []
-    for file, case in cases:
-        if case.name not in where:
-            continue
-        try:
-            loaded.append(LoadedCase(case, file, load_run(where[case.name])))
-        except AssessorError as error:
-            skipped.append(Skipped(case=case.name, reason=str(error)))
+    loaded, failed = load_located(cases, where)
+    skipped.extend(failed)
     if warn is not None:
         for item in skipped:
             warn(f"skipped case {item.case}: {item.reason}")
