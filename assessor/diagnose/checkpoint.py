@@ -25,12 +25,12 @@ from assessor.diagnose import robust
 from assessor.diagnose.context import Context, num
 from assessor.diagnose.evaluation import (
     LOWER_IS_BETTER,
-    RESOLUTION_RATIO,
     TYPICAL_EVAL_SET,
     decline_noise,
     eval_score,
     eval_set_size,
     measured_eval_noise,
+    much_coarser,
     typical_sampling_error,
 )
 from assessor.diagnose.kl_reward import primary_reward
@@ -158,8 +158,8 @@ def _falling_eval(evaluation: EvalDiagnosis) -> str | None:
     # fall by its own sampling noise; it does not choose the best point while the finer one holds.
     first = evaluation.curves[0].set_size if evaluation.curves else None
     falling = [c for c in evaluation.curves[1:] if any(
-        f.kind == "eval_declining" and f.signal == c.metric for f in evaluation.findings) and not (
-        first is not None and c.set_size is not None and c.set_size * RESOLUTION_RATIO <= first)]
+        f.kind == "eval_declining" and f.signal == c.metric for f in evaluation.findings) and not much_coarser(
+        c.set_size, first)]
     if primary_fell and evaluation.curves:
         # Both fell: the one that fell furthest in its own noise dates the decline most clearly. (A held-out
         # preference loss bounds the target on its own terms: `_preference_loss_cap`.)

@@ -46,8 +46,7 @@ _QUALITY_TOKENS = frozenset({"rm", "gold", "judge", "elo", "rating", "quality", 
                              "winrate", "heldout"})
 _GOLD_TOKENS = frozenset({"gold"})
 # Whole words that name a reading of generated text (not of the preference pairs): judges, win rates, reward models.
-_GENERATION_QUALITY_TOKENS = frozenset({"rm", "gold", "judge", "elo", "rating", "quality", "helpful", "helpfulness",
-                                        "winrate"})
+_GENERATION_QUALITY_TOKENS = _QUALITY_TOKENS - {"pref", "heldout"}
 # A held-out series named after a public benchmark (`eval/gsm8k`, `val/math500_pass1`) is that benchmark's score.
 _BENCHMARK_STEMS = ("gsm8k", "math", "aime", "amc", "mmlu", "humaneval", "mbpp", "gpqa", "hellaswag", "truthfulqa",
                     "olympiad", "minerva", "livecodebench", "bbh", "ifeval", "alpacaeval", "svamp", "asdiv",
@@ -161,6 +160,11 @@ def quality_metrics(ctx: Context) -> list[str]:
 RESOLUTION_RATIO = 4.0  # a benchmark with this many times the problems of the preferred one goes first
 
 
+def much_coarser(size: int | None, than: int | None) -> bool:
+    """A benchmark of `size` problems beside one of `than`: a quarter as many or fewer (it swings twice as far)."""
+    return size is not None and than is not None and size * RESOLUTION_RATIO <= than
+
+
 def _set_size(metric: str, values: np.ndarray, any_name: bool = False) -> int | None:
     """The eval set size read off the scores.
 
@@ -200,7 +204,7 @@ def _best_resolved_first(ctx: Context, metrics: list[str]) -> list[str]:
     if first is None:
         return metrics
     largest = max(sizes, key=lambda m: sizes[m])
-    if sizes[largest] < RESOLUTION_RATIO * first:
+    if not much_coarser(first, sizes[largest]):
         return metrics
     return [largest] + [m for m in metrics if m != largest]
 
@@ -278,8 +282,7 @@ def _free_to_go_back(ctx: Context, fell: Finding, curve: EvalCurve, primary: str
     if len(series) < 3 or primary in LOWER_IS_BETTER:
         return fell
     steps, values = series.index.to_numpy(), series.to_numpy()
-    finer = _set_size(primary, values)
-    if finer is not None and curve.set_size is not None and curve.set_size * RESOLUTION_RATIO <= finer:
+    if much_coarser(curve.set_size, _set_size(primary, values)):
         return fell  # a much coarser benchmark (AIME's 30 problems beside MATH-500) can fall by its own draws
     noise = decline_noise(primary, values, eval_score(primary, values))
     then = float(np.mean(_around_peak(values, int(np.argmin(np.abs(steps - curve.peak_step))))))

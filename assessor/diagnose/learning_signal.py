@@ -156,9 +156,9 @@ def _dynamic_sampling_starved(ctx: Context) -> Finding | None:
     rounds = ctx.book.get("num_gen_batches")
     if rate is not None:
         values = rate.series.values / (100.0 if float(np.max(rate.series.values)) > 1.0 else 1.0)
-        measure, source = np.clip(values, 0.0, 1.0), "the dynamic-sampling pass rate"
+        reading, measure, source = rate, np.clip(values, 0.0, 1.0), "the dynamic-sampling pass rate"
     elif rounds is not None and float(np.min(rounds.series.values)) >= 1.0:
-        measure, source = 1.0 / rounds.series.values, "one over the generation rounds per step"
+        reading, measure, source = rounds, 1.0 / rounds.series.values, "one over the generation rounds per step"
     else:
         return None
     k = max(3, len(measure) // 10)
@@ -167,8 +167,6 @@ def _dynamic_sampling_starved(ctx: Context) -> Finding | None:
     early, recent = float(np.mean(measure[:k])), float(np.mean(measure[-k:]))
     if recent > STARVED_KEPT_SHARE or early < 2 * recent:
         return None
-    reading = rate or rounds
-    assert reading is not None
     onset = int(reading.series.steps[int(np.argmax(measure <= 0.5 * (early + recent)))])
     return finding(
         reading.summary.metric, "dynamic_sampling_starved", "warning",

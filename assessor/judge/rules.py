@@ -290,12 +290,7 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
     if _too_early(d) and not w.diverged and degradation < ROLLBACK_BAR and not finished:
         return _too_early_to_judge(d, w)
     if not w.diverged and degradation >= ROLLBACK_BAR and _early_dip_recovering(d):
-        return _verdict(d, "continue", 0.45, _top(d, 3),
-                        f"Continue: early in the plan (step {d.run.last_step}) the held-out eval dipped below where it "
-                        "started and is climbing back; an early dip while the policy adapts (to the answer format, the "
-                        "sampling settings) is common. Watch that it recovers past the start.",
-                        w, actions=["Assess again after the next few evaluations: if the eval stops climbing below "
-                                    "its start, go back to the starting weights and lower the learning rate."])
+        return _dip_recovering(d, w)
     if w.diverged or degradation >= ROLLBACK_BAR:
         went = _went_past_best(d, w, degradation, checkpoints)
         # A handful of logged rewards has no level to go back to: only a divergence sends such a run back.
@@ -451,6 +446,15 @@ def _early_dip_recovering(d: Diagnostics) -> bool:
             best.best_step > summary.first_step):
         return False
     return curve.recent_rise_noise >= RECOVERING_NOISE
+
+
+def _dip_recovering(d: Diagnostics, w: _Weighed) -> Verdict:
+    return _verdict(d, "continue", 0.45, _top(d, 3),
+                    f"Continue: early in the plan (step {d.run.last_step}) the held-out eval dipped below where it "
+                    "started and is climbing back; an early dip while the policy adapts (to the answer format, the "
+                    "sampling settings) is common. Watch that it recovers past the start.",
+                    w, actions=["Assess again after the next few evaluations: if the eval stops climbing below its "
+                                "start, go back to the starting weights and lower the learning rate."])
 
 
 def _too_early_to_judge(d: Diagnostics, w: _Weighed) -> Verdict:
