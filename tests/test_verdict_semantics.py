@@ -2169,3 +2169,90 @@ def test_a_reward_of_eighths_is_not_called_where_it_started_before_the_compariso
     assert "reward_no_progress" not in {f.kind for f in diagnose(run).findings}
     smooth = make_run(tmp_path / "smooth", reward=0.45 + ar1(77, 600, 0.3, 0.01), config={"max_steps": 800})
     assert "reward_no_progress" in {f.kind for f in diagnose(smooth).findings}
+
+
+def _coming_apart(n: int, onset: int, reward: np.ndarray, instruments: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Side signals steady until `onset`, then (those named) climbing away over the last steps of the run."""
+    steps = np.arange(1, n + 1)
+    ramp = np.clip((steps - onset) / (n - onset), 0, 1)
+    steady = {"kl": 0.025, "entropy": 0.42, "grad_norm": 0.25, "clip_ratio__region_mean": 0.01}
+    rise = {"kl": 12.0, "entropy": 3.8, "grad_norm": 8.0, "clip_ratio__region_mean": 8.0}
+    out = {"reward": reward}
+    for i, (key, level) in enumerate(steady.items()):
+        factor = rise[key] ** ramp if key in instruments else 1.0
+        out[key] = level * factor * np.exp(ar1(80 + i, n, 0.3, 0.08))
+    return out
+
+
+def test_instruments_leaving_their_levels_together_are_a_breakage_even_before_the_reward_falls(tmp_path):
+    """holdout26: an OpenRLHF run on a reward plateau whose entropy went 0.42 -> 1.6, KL 0.025 -> 0.34, grad norm
+    0.25 -> 2 and the clipped fraction 1% -> 8% over its last 80 steps, reward not yet down, was stopped ("KL keeps
+    rising while reward has stopped improving"): the current weights are the broken ones. Three instruments turning
+    together with no reward gain are a breakage; the newest good point is before it. A rise of the same instruments
+    that the reward pays for, or one instrument alone, is no such thing."""
+    n, onset = 1600, 1520
+    steps = np.arange(1, n + 1)
+    plateau = 0.35 + 0.23 * np.minimum(1, steps / 800) + ar1(81, n, 0.3, 0.03)
+    every = ("kl", "entropy", "grad_norm", "clip_ratio__region_mean")
+    run = make_run(tmp_path / "broke", config={"max_steps": 3000}, **_coming_apart(n, onset, plateau, every))
+    assert "policy_breakdown" in {f.kind for f in diagnose(run).findings}
+    v = verdict(run)
+    assert v.decision == "rollback" and v.rollback_step is not None and 800 <= v.rollback_step < onset
+    paying = plateau + 0.3 * np.clip((steps - onset) / (n - onset), 0, 1)
+    run = make_run(tmp_path / "paid", config={"max_steps": 3000}, **_coming_apart(n, onset, paying, every))
+    assert "policy_breakdown" not in {f.kind for f in diagnose(run).findings}
+    run = make_run(tmp_path / "alone", config={"max_steps": 3000}, **_coming_apart(n, onset, plateau, ("entropy",)))
+    assert "policy_breakdown" not in {f.kind for f in diagnose(run).findings}
+
+
+def test_a_noisy_held_out_eval_that_climbs_over_all_its_evaluations_vouches_for_the_run(tmp_path):
+    """holdout26: a hand loop's total reward (task + format + a length penalty) eased from 0.50 to 0.45 as answers
+    grew, while its task reward rose 0.42 -> 0.52 and the 400-problem held-out accuracy climbed 0.40 -> 0.50 over 13
+    evaluations (the latest the best). It was stopped ("getting worse") because its first and latest evaluations
+    differed by just under two noise units and `task` was not read as the task. A held-out eval whose evaluations
+    climb together vouches for the run; a component named `task` is the task."""
+    n = 1300
+    steps = np.arange(1, n + 1)
+    task = 0.42 + 0.1 * steps / n + ar1(82, n, 0.3, 0.03)
+    fmt = 0.93 + 0.05 * np.minimum(1, steps / 500) + ar1(83, n, 0.3, 0.005)
+    penalty = -0.01 - 0.15 * steps / n + ar1(84, n, 0.3, 0.005)
+    evals = np.array([0.395, 0.383, 0.403, 0.407, 0.412, 0.407, 0.453, 0.412, 0.458, 0.432, 0.472, 0.44, 0.497])
+    run = make_run(tmp_path, reward=task + 0.1 * fmt + penalty - 0.04 * np.minimum(1, steps / 100),
+                   rewards__task__mean=task, rewards__format__mean=fmt, rewards__length_penalty__mean=penalty,
+                   eval_every=100, eval_values=evals, config={"max_steps": 3000})
+    d = diagnose(run)
+    assert d.eval.curves[0].climbed
+    assert verdict(run).decision == "continue"
+
+
+def test_a_critic_that_learnt_and_then_diverged_is_a_breakage_before_the_policy_pays(tmp_path):
+    """holdout25: verl PPO whose critic's explained variance reached 0.6 and then fell to -1.8 from step 800 (value
+    loss x40), score and GSM8K still holding, was told to continue. A critic predicting worse than a constant
+    teaches the policy against its reward: roll back to before it. A mediocre critic holding 0.35 is no such thing."""
+    n, onset = 950, 800
+    steps = np.arange(1, n + 1)
+    reward = 0.28 + 0.3 * np.minimum(1, steps / 780) + ar1(85, n, 0.3, 0.03)
+    learnt = np.minimum(0.6, 0.8 * steps / 600) - 0.2
+    diverged = np.where(steps < onset, learnt, 0.4 - 2.2 * (steps - onset) / (n - onset))
+    run = make_run(tmp_path / "diverged", reward=reward, critic__vf_explained_var=diverged + ar1(86, n, 0.3, 0.05),
+                   config={"max_steps": 1500})
+    kinds = {f.kind for f in diagnose(run).findings}
+    assert "critic_diverged" in kinds
+    v = verdict(run)
+    assert v.decision == "rollback" and v.rollback_step is not None and 600 <= v.rollback_step <= onset
+    mediocre = make_run(tmp_path / "mediocre", reward=reward, config={"max_steps": 1500},
+                        critic__vf_explained_var=np.minimum(0.35, 0.5 * steps / 300) + ar1(87, n, 0.3, 0.05))
+    assert "critic_diverged" not in {f.kind for f in diagnose(mediocre).findings}
+
+
+def test_an_agent_loop_logging_episode_success_and_no_reward_is_read_on_its_success(tmp_path):
+    """holdout25: a hand-written agent loop logged `train/episode_success` and `eval/eval_success`, no reward; its
+    success fell 0.46 -> 0.27 after the policy began repeating tool calls, and it was told to continue with nothing
+    read. A training success rate under any prefix stands in for the reward, and a held-out success is quality."""
+    n = 260
+    steps = np.arange(1, n + 1)
+    success = 0.18 + 0.28 * np.minimum(1, steps / 190) - 0.2 * np.clip((steps - 190) / 70, 0, 1)
+    run = make_run(tmp_path, interval=5, train__episode_success=success + ar1(88, n, 0.3, 0.02),
+                   train__mean_turns=4 + 7 * np.clip((steps - 190) / 70, 0, 1), config={"max_steps": 3000})
+    assert run.has("reward_mean")
+    assert verdict(run).decision == "rollback"

@@ -65,12 +65,15 @@ BREAKAGE_KINDS: dict[str, tuple[str, float]] = {
     "policy_reset": ("the policy was reset to its reference (weights lost)", 2.0),
     "reward_hacking": ("reward started to be bought at the task's expense", 2.0),
     "chosen_logps_collapse": ("the chosen completions' likelihood collapsed", 2.0),
+    "policy_breakdown": ("KL, entropy, gradient norm and clipping left their levels together", 2.0),
+    "critic_diverged": ("the critic diverged (it predicts the returns worse than a constant)", 2.0),
 }
 CONFIRMED_BREAKAGE = 2.0
 # A policy that sharpened (entropy collapsed) or sampled hotter (entropy lurched up) is broken only if quality
 # suffered: a held-out eval that rose after it says it did not. Divergence, runaway lengths and the rest break
 # generation whatever an eval shows.
-OVERRULED_BY_EVAL = frozenset({"entropy_collapse", "entropy_lurch", "kl_jump", "grad_norm_regime_change"})
+OVERRULED_BY_EVAL = frozenset(
+    {"entropy_collapse", "entropy_lurch", "kl_jump", "grad_norm_regime_change", "policy_breakdown"})
 AS_GOOD_ERRORS = 1.0
 STEP_BANDS = 2.0  # a drop in one step this many bands deep is a fall, not the start of a slide
 

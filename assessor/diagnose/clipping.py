@@ -40,7 +40,7 @@ def diagnose_clipping(ctx: Context) -> ClippingDiagnosis:
     region = ctx.book.get("clip_ratio_region")
     low, high = ctx.book.get("clip_ratio_low"), ctx.book.get("clip_ratio_high")
     dual = ctx.book.get("clip_ratio_dual")
-    total = region or _sum_reading(ctx, low, high)
+    total = clipped_fraction(ctx)
     if total is None:
         return ClippingDiagnosis()
     s = total.summary
@@ -94,8 +94,12 @@ def _narrowing_without_gain(ctx: Context, findings: list[Finding]) -> list[Findi
     )]
 
 
-def _sum_reading(ctx: Context, low: Reading | None, high: Reading | None) -> Reading | None:
-    """Low + high side when no total is logged (the two regions do not overlap)."""
+def clipped_fraction(ctx: Context) -> Reading | None:
+    """The clipped fraction of tokens: the logged total, else low + high side (the two regions do not overlap)."""
+    region = ctx.book.get("clip_ratio_region")
+    if region is not None:
+        return region
+    low, high = ctx.book.get("clip_ratio_low"), ctx.book.get("clip_ratio_high")
     if low is None or high is None:
         return low or high
     frame = ctx.run.series("clip_ratio_low").to_frame("low").join(

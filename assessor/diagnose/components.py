@@ -31,7 +31,7 @@ CLEAR_NOISE = 5.0
 STRETCH_T = 3.0
 BEST_T = 4.0  # the best stretch is chosen after looking, so its comparison needs a higher bar
 REMAINDER_SHARE = 0.05  # components missing more than 5% of the total: something is not logged
-CORRECTNESS_WORDS = ("correct", "accura", "answer", "math", "code", "pass", "exact", "verif", "solve")
+CORRECTNESS_WORDS = ("correct", "accura", "answer", "math", "code", "pass", "exact", "verif", "solve", "task")
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,12 @@ import numpy as np
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
-from assessor.diagnose.models import CriticDiagnosis
+from assessor.diagnose.models import CriticDiagnosis, Finding
+from assessor.diagnose.signals import Reading
 
 MIN_POINTS = 20  # logged steps before a critic can be said never to have learnt
+LEARNT = 0.2  # a best stretch explaining a fifth of the returns' variance: a critic that had learnt something
+FALLEN = 0.5  # ... and has since lost at least half of the whole variance to explain: no slump of a good critic
 
 
 def diagnose_critic(ctx: Context) -> CriticDiagnosis:
@@ -43,4 +46,36 @@ def diagnose_critic(ctx: Context) -> CriticDiagnosis:
             f"steps (best stretch {num(best)}, latest third {num(recent)}), so it predicts the returns no better "
             "than a constant and the advantages it gives the policy are noise (check the critic's learning rate, "
             "warm-up and value clipping)", [int(steps[0]), int(steps[-1])]))
+    diverged = _diverged(reading, width)
+    if diverged is not None:
+        out.findings.append(diverged)
     return out
+
+
+def _diverged(reading: Reading, width: int) -> Finding | None:
+    """A critic that had learnt and now predicts the returns worse than a constant: it diverged.
+
+    Its value estimates then hand the policy advantages that are worse than none, so the policy is taught against
+    its reward from here on, whether or not the reward shows it yet: the weights from before the divergence are
+    the ones to resume from (with a lower critic learning rate or tighter value clipping).
+    """
+    values, steps = reading.series.values, reading.series.steps
+    n = len(values)
+    if n < MIN_POINTS or n < 2 * width:
+        return None
+    means = robust.window_means(values, width)
+    at_best = int(np.argmax(means))
+    best, latest = float(means[at_best]), float(means[-1])
+    if best < LEARNT or latest >= 0.0 or best - latest < FALLEN:
+        return None
+    # Dated by the centre of the first stretch whose mean fell below half the best for good (a stretch's start would
+    # date it up to a stretch early; its end, as late).
+    above = np.flatnonzero(means[at_best:] >= best / 2) + at_best
+    onset = int(steps[min(n - 1, int(above[-1]) + 1 + width // 2)])
+    return finding(
+        "value_explained_var", "critic_diverged", "warning",
+        f"the critic diverged: value explained variance reached {num(best)} (best stretch, around step "
+        f"{int(steps[at_best + width // 2])}), began falling away at step {onset} and is below 0 now (latest "
+        f"stretch {num(latest)}), so it predicts the returns worse than a constant and the policy is being taught by "
+        "advantages worse than none",
+        [onset, int(steps[-1])])

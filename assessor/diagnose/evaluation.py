@@ -38,7 +38,7 @@ class _LowerIsBetter:
 
 LOWER_IS_BETTER = _LowerIsBetter()
 # Other held-out series that measure quality (a score, an accuracy, a reward), read one by one.
-_QUALITY_WORDS = ("acc", "score", "reward", "pass", "exact", "correct", "match", "win", "solve")
+_QUALITY_WORDS = ("acc", "score", "reward", "pass", "exact", "correct", "match", "win", "solve", "success")
 _NOT_QUALITY_WORDS = ("length", "len", "time", "kl", "entropy", "std", "runtime", "per_second", "tokens", "clip",
                       "count", "num_", "rejected", "chosen", "logps", "logits")
 # Whole words (between separators) that name a quality measure: a reward model's score (`gold_rm_mean`), a judge.
@@ -508,7 +508,7 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
         peak_step=int(steps[peak_index]),
         new_high_noise=(float(np.max(score[-2:])) - float(np.max(score[:-2]))) / noise if len(score) > 2 else 0.0,
         recent_rise_noise=_recent_rise(score, noise), late_rise=_late_rise(steps, score, noise),
-        now=float(np.mean(values[-2:])), now_step=int(steps[-1]), noise=noise,
+        climbed=_climbed(steps, score, noise), now=float(np.mean(values[-2:])), now_step=int(steps[-1]), noise=noise,
         decline_noise=(float(score[peak_index]) - recent) / noise, moved=moved, train_change_noise=train,
         slowing=_slowing(steps, score), set_size=_set_size(metric, values),
     )
@@ -581,6 +581,20 @@ def _late_rise(steps: np.ndarray, score: np.ndarray, noise: float) -> bool:
         return False
     fit = robust.theil_sen(score[-half:], steps[-half:].astype(np.float64), alpha=0.90)
     return fit.low_slope > 0 and float(score[-1]) >= float(np.max(score)) - noise
+
+
+def _climbed(steps: np.ndarray, score: np.ndarray, noise: float) -> bool:
+    """All the evaluations climb together, up to the latest one (within its noise of the best).
+
+    The climb is beyond what their noise could draw: the Theil-Sen slope's 90% lower bound is above 0.
+
+    Start against now compares two single noisy evaluations; a dozen evaluations of a 400-problem set rising by
+    a noise unit or two in all show their climb only as a slope.
+    """
+    if len(score) < LATE_RISE_MIN_EVALS or noise <= 0:
+        return False
+    fit = robust.theil_sen(score, steps.astype(np.float64), alpha=0.90)
+    return fit.low_slope > 0 and float(score[-1]) >= float(np.max(score)) - noise  # up to now, not rise-then-fall
 
 
 def _slowing(steps: np.ndarray, score: np.ndarray) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from assessor.diagnose.breakdown import diagnose_breakdown
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import ChangePoint, Finding, InstabilityDiagnosis, Severity, Spike
 from assessor.diagnose.robust import MAX_SPIKES
@@ -70,6 +71,7 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
         findings.append(finding(
             metric, "nonfinite", severity, f"{metric} was NaN/inf at {len(steps)} logged steps ({shown}){tail}",
             steps[:6]))
+    findings.extend(diagnose_breakdown(ctx))
     raised = _lr_raised(ctx)
     if raised is not None:
         findings.append(raised)

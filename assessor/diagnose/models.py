@@ -274,6 +274,10 @@ class EvalCurve(_Model):
     late_rise: bool = Field(
         False, description="Over the latest half of the evaluations (five or more) the Theil-Sen slope's 90% lower "
         "bound is above 0 and the latest evaluation is within its noise of the best: a climb the data rule in.")
+    climbed: bool = Field(
+        False, description="Over all the evaluations (five or more) the Theil-Sen slope's 90% lower bound is above 0: "
+        "the eval rose over the run, however noisy any one evaluation; and the latest evaluation is within its "
+        "noise of the best.")
     now: float = Field(description="Mean of the last two evaluations.")
     now_step: int
     noise: float = Field(description="Eval-to-eval noise (robust, from differences).")

@@ -580,8 +580,15 @@ def _short_reward_family(chosen: dict[tuple[str, str], Piece]) -> list[str]:
     return []
 
 
-# Training-split success measures a loop may log instead of a reward (agent and tool-use loops most of all).
-_RATE_STAND_INS = ("accuracy", "pass_at_k", "success_rate", "success", "solve_rate", "task_success")
+# Training-split success measures a loop may log instead of a reward (agent and tool-use loops most of all): these
+# names, and any name ending in a success rate (`episode_success`, `task_success_rate`). Not any `..._accuracy`: a
+# preference run's `pref_accuracy` is its pair accuracy, not a reward.
+_RATE_STAND_INS = ("accuracy", "pass_at_k", "success_rate", "success", "solve_rate")
+_RATE_ENDINGS = ("_success", "_success_rate", "_solve_rate")
+
+
+def _names_a_rate(metric: str) -> bool:
+    return metric in _RATE_STAND_INS or metric.endswith(_RATE_ENDINGS)
 
 
 def _rate_stand_in(chosen: dict[tuple[str, str], Piece]) -> list[str]:
@@ -595,7 +602,7 @@ def _rate_stand_in(chosen: dict[tuple[str, str], Piece]) -> list[str]:
             split == "train" and metric.startswith("reward_component/") for metric, split in chosen):
         return []
     found = [(metric, piece) for (metric, split), piece in chosen.items()
-             if split == "train" and metric in _RATE_STAND_INS and len(piece.values)
+             if split == "train" and _names_a_rate(metric) and len(piece.values)
              and float(np.min(piece.values)) >= 0.0 and float(np.max(piece.values)) <= 100.0]
     if len(found) != 1:
         return []

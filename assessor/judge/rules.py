@@ -152,9 +152,12 @@ def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
     # ...and only when no held-out series is falling: one task of a mix collapsing is not vouched for by another.
     at_best = any(f.kind in ("eval_at_best", "eval_near_best", "eval_holding") for f in e.findings) and not any(
         f.kind == "eval_declining" for f in e.findings)
-    # An eval that never rose vouches for nothing: holding a level the run started at is not health.
+    # An eval that never rose vouches for nothing: holding a level the run started at is not health. Risen: its
+    # latest level well above its first, or all its evaluations climbing together (a noisy eval's two single
+    # evaluations at either end can hide a steady climb).
     curve = d.signals.get(f"eval/{e.metric}")
-    learned = curve is not None and e.now is not None and e.now - curve.start > 2 * curve.noise
+    learned = curve is not None and e.now is not None and (e.now - curve.start > 2 * curve.noise or any(
+        c.climbed for c in d.eval.curves if c.metric == f"eval/{e.metric}"))
     # After the fall itself, not just after the peak: an eval taken while the reward was still up has not seen it.
     onset = max(finding.steps[0], d.reward.fall_step or 0) if _kind(finding) == "reward_peaked_then_declined" else (
         finding.steps[0])
@@ -800,7 +803,7 @@ def _causes(d: Diagnostics) -> str:
         out.append(f"find out what changed in the reward at step {changed} (a reward model swapped or refreshed, a "
                    "new reward function) and put back the one the good stretch was trained on")
     if kinds & {"entropy_blow_up", "entropy_lurch", "kl_jump", "loss_magnitude_blow_up", "loss_discontinuity",
-                "grad_norm_regime_change", "grad_norm_run_up"}:
+                "grad_norm_regime_change", "grad_norm_run_up", "policy_breakdown"}:
         out.append("lower the learning rate or tighten ratio clipping (the policy is taking steps too large)")
     if "kl_up_reward_down" in kinds or "kl_unbounded" in kinds:
         out.append("raise the KL penalty (beta) or lower the learning rate")
@@ -818,6 +821,8 @@ def _causes(d: Diagnostics) -> str:
     if "chosen_logps_collapse" in kinds:
         out.append("lower the learning rate or raise beta, or add an SFT term on the chosen answers (their "
                    "likelihood must not collapse)")
+    if "critic_diverged" in kinds:
+        out.append("lower the critic's learning rate or tighten value clipping (the critic diverged)")
     if "reward_floor_no_signal" in kinds:
         out.append("restart from the best point; at the floor every group scores the same and nothing is learnt")
     return "; ".join(out)
