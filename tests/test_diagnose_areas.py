@@ -683,3 +683,23 @@ def test_trls_sequence_level_kl_is_never_read_against_per_token_levels(tmp_path)
     assert "kl" in summed.signals and not [f for f in summed.findings if f.kind == "kl_high"]
     per_token = diagnose(make_run(tmp_path / "grpo", reward=reward, kl=level))
     assert [f.kind for f in per_token.findings if f.kind == "kl_high"] == ["kl_high"]
+
+
+@pytest.mark.parametrize("key", ["train__objective__kl", "loss__kl"])
+def test_trls_sequence_kl_under_a_logger_prefix_or_nash_mds_name_is_not_read_per_token(tmp_path, key):
+    """holdout25's blind readers: "KL is high: 23.7 nats per token" on TRL PPO's `train/objective/kl` (TensorBoard's
+    prefix) and 6.48 on Nash-MD's `loss/kl`, both summed over each completion's tokens; the sheet now says so."""
+    from assessor import diagnose
+    from assessor.judge.base import JudgeRequest
+    from assessor.judge.prompts import summarize
+    from tests.runs import ar1, make_run
+
+    n = 300
+    reward = 0.3 + 0.3 * np.arange(n) / n + ar1(91, n, 0.3, 0.02)
+    # `loss/kl` is TRL's only where TRL wrote it: Nash-MD logs its summed entropy beside it, which says so.
+    extra = {"objective__entropy": 120.0 + ar1(93, n, 0.3, 1.0)} if key == "loss__kl" else {}
+    run = make_run(tmp_path, reward=reward, **{key: 11.0 * (1 + ar1(92, n, 0.3, 0.02))}, **extra)
+    assert run.facts.framework == "trl"
+    d = diagnose(run)
+    assert "kl" in d.signals and "kl_high" not in {f.kind for f in d.findings}
+    assert "summed over each completion's tokens" in summarize(JudgeRequest(run=run, diagnostics=d))

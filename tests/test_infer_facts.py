@@ -139,3 +139,22 @@ def test_verl_dapo_keys_without_config_are_dapo(tmp_path):
     jsonl(tmp_path / "log.jsonl", {"critic/score/mean": 0.1, "actor/pg_loss": 0.01, "train/num_gen_batches": 2.0})
     run = load_run(tmp_path)
     assert (run.facts.framework, run.facts.algorithm) == ("verl", "dapo")
+
+
+@pytest.mark.parametrize("extra", [
+    {"objective/kl": 3.0, "objective/entropy": 120.0, "objective/scores": 0.5, "val/contain_eos_token": 0.95},  # online
+    {"loss/kl": 3.0, "objective/entropy": 120.0, "rewards/probabilities": 0.52, "mixture_coef": 0.5},  # Nash-MD
+])
+def test_preference_keys_beside_generation_keys_are_online_preference_training(tmp_path, extra):
+    """holdout25's blind readers: TRL online DPO, XPO and Nash-MD runs were read as offline DPO, whose card says
+    "no generation, no KL curve" beside a logged KL, entropy, win rate and EOS rate. Pairs sampled from the policy
+    make it online preference training, with a card of its own; offline pairs stay DPO."""
+    pref = {"rewards/chosen": 0.1, "rewards/rejected": -0.1, "rewards/margins": 0.2, "rewards/accuracies": 0.6}
+    (tmp_path / "online").mkdir()
+    jsonl(tmp_path / "online" / "log.jsonl", {**pref, **extra})
+    assert load_run(tmp_path / "online").facts.algorithm == "online_dpo"
+    (tmp_path / "offline").mkdir()
+    jsonl(tmp_path / "offline" / "log.jsonl", {**pref, "loss": 0.6})
+    assert load_run(tmp_path / "offline").facts.algorithm == "dpo"
+    from assessor.judge import prompts
+    assert prompts.ALGORITHM_CARDS["online_dpo"] == ("online_dpo",)

@@ -17,6 +17,7 @@ from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.kl_reward import primary_reward
 from assessor.diagnose.models import EntropyDiagnosis, Finding, Severity
 from assessor.diagnose.signals import Reading, lasting_damage, passing_jump, significant_change
+from assessor.run import Run
 
 BLOW_UP_NATS = math.log(10)  # per-token perplexity up tenfold from the start
 STILL_UP_NATS = math.log(10) / 2  # perplexity still more than ~3x the start: the blow-up has not healed
@@ -114,6 +115,17 @@ def summed_over_sequence(reading: Reading) -> bool:
     Such a sum grows with completion length, so the per-token tests (a blow-up in nats, a doubling) do not apply.
     """
     return reading.summary.start > LN_VOCAB_UPPER
+
+
+# Keys whose entropy is a sum over each completion's tokens: TRL's PPO, RLOO (before v0.22), online DPO and XPO
+# trainers' `objective/entropy`, `(-logprobs).sum(1).mean()`, however a logger prefixes it.
+SEQUENCE_ENTROPY_KEYS = frozenset({"objective/entropy"})
+
+
+def entropy_keys_summed(run: Run) -> bool:
+    """Whether the run's entropy was read from a key that sums over the sequence (whatever its level)."""
+    keys = {key.removeprefix("train/") for key in run.source_keys("entropy")}
+    return bool(keys) and keys <= SEQUENCE_ENTROPY_KEYS
 
 
 def above_uniform(start: float | None, now: float | None, ln_vocab: float | None) -> bool:

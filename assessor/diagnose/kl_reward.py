@@ -16,7 +16,7 @@ from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import Finding, KlRewardDiagnosis, Quadrant, QuadrantSpan, Severity, SignalSummary
 from assessor.diagnose.signals import Reading, first_rise, lasting_damage, passing_jump, settled_step
-from assessor.run import RunFacts
+from assessor.run import Run, RunFacts
 
 TIMELINE_WINDOWS = 6
 MIN_WINDOW_POINTS = 16
@@ -63,7 +63,7 @@ def diagnose_kl_reward(ctx: Context) -> KlRewardDiagnosis:
     since = kl.summary.trend_window_start
     then = (robust.level_at(kl.series, since), robust.level_at(reward.series, since))
     findings = _findings(quadrant_now, kl.summary, reward.summary, timeline, drift, then, per_nat,
-                         summed=_summed_over_sequence(ctx))
+                         summed=kl_summed_over_sequence(ctx.run))
     # A lurch is read on the logged level as it stands (never more readily than on a KL logged in nats): a jump
     # found on a noisy per-step ramp of a scaled KL is not worth a rollback on an assumed coefficient.
     findings.extend(_kl_jumps(kl, reward, ctx.facts.planned_total_steps))
@@ -409,14 +409,18 @@ def _retested(span: QuadrantSpan, kl: Reading, reward: Reading) -> QuadrantSpan:
                                    "reward_change": moved(reward.series), "kl_change": moved(kl.series)})
 
 
-# Keys whose KL is summed over each completion's tokens, not a per-token mean: TRL's PPO and RLOO trainers
-# (`objective/kl`, with `objective/entropy` summed the same way).
-SEQUENCE_KL_KEYS = frozenset({"objective/kl"})
+# Keys whose KL is summed over each completion's tokens, not a per-token mean: TRL's PPO, RLOO, online DPO and XPO
+# trainers (`objective/kl`, with `objective/entropy` summed the same way) and its Nash-MD trainer (`loss/kl`),
+# however a logger prefixes them (`train/objective/kl` in TensorBoard).
+SEQUENCE_KL_KEYS = frozenset({"objective/kl", "loss/kl"})
 
 
-def _summed_over_sequence(ctx: Context) -> bool:
-    keys = ctx.run.source_keys("kl")
-    return bool(keys) and keys <= SEQUENCE_KL_KEYS
+def kl_summed_over_sequence(run: Run) -> bool:
+    """Whether the logged KL is a sum over each completion's tokens (TRL's PPO-style keys), not nats per token."""
+    keys = {key.removeprefix("train/") for key in run.source_keys("kl")}
+    # `loss/kl` is TRL's only where TRL wrote it; a loop of one's own may log a per-token KL under that name.
+    trl_only = {"loss/kl"} if run.facts.framework != "trl" else set()
+    return bool(keys) and keys <= SEQUENCE_KL_KEYS - trl_only
 
 
 def _findings(

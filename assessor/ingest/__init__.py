@@ -484,6 +484,12 @@ _NEMO_RL_KEYS = frozenset({
     "baseline_reward/pct_0",
 })
 _SEVERAL = 3
+# Keys only a preference trainer that samples its own pairs writes (TRL's OnlineDPO, XPO and NashMD trainers): the
+# KL and entropy of its generations, the judge's or reward model's scores, and its end-of-sequence rate.
+_ONLINE_PREFERENCE_KEYS = frozenset({
+    "objective/kl", "objective/entropy", "objective/scores", "objective/rlhf_reward", "objective/model_scores",
+    "loss/kl", "val/contain_eos_token", "val/model_contain_eos_token", "rewards/probabilities", "mixture_coef",
+})
 
 
 def _infer_algorithm(metrics: pd.DataFrame, framework: str | None) -> str | None:
@@ -497,6 +503,8 @@ def _infer_algorithm(metrics: pd.DataFrame, framework: str | None) -> str | None
     if keys & {"count/chosen", "count/rejected", "rewards/chosen_sum", "logps/chosen_sum"}:
         return "kto"
     if names & {"pref_margin", "pref_reward_chosen", "pref_accuracy"}:
+        if keys & _ONLINE_PREFERENCE_KEYS:
+            return "online_dpo"  # TRL's online DPO, XPO and Nash-MD: pairs sampled from the policy each step
         return "cpo" if "nll_loss" in keys else "dpo"
     if names & {"value_loss", "value_mean", "value_explained_var"}:
         return "ppo"

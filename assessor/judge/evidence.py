@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assessor.diagnose.entropy import above_uniform
+from assessor.diagnose.entropy import above_uniform, entropy_keys_summed
 from assessor.diagnose.evaluation import LOWER_IS_BETTER
-from assessor.diagnose.kl_reward import coefficient_scaled, kl_not_drifting
+from assessor.diagnose.kl_reward import coefficient_scaled, kl_not_drifting, kl_summed_over_sequence
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
 from assessor.diagnose.robust import MAX_SPIKES, MIN_TREND_POINTS, stretch_width
@@ -417,6 +417,7 @@ def kl_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
         and k.quadrant_now.startswith("kl_stable") else None,
         "beta": run.facts.beta, "kl_now": kl.now if kl is not None else None,
         "coefficient_scaled": coefficient_scaled(run.facts),
+        "summed_over_sequence": kl_summed_over_sequence(run),
         # The quadrant now is read on the KL's recent-trend window, the timeline on equal slices of the run: say
         # which window, so a last slice that reads differently is not taken for a contradiction.
         "quadrant_since": kl.trend_window_start if kl is not None else None,
@@ -454,7 +455,7 @@ def learning_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
     }
 
 
-def generation_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
+def generation_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
     """Length, entropy, ratio clipping and the loss pattern."""
     ln, en, cl, lo = d.length, d.entropy, d.clipping, d.loss
     return {
@@ -463,7 +464,7 @@ def generation_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
             "truncated_now": ln.clipped_ratio_now, "reward_correlation": ln.length_reward_correlation},
         "entropy": None if en.pattern == "absent" else {
             "pattern": en.pattern.replace("_", " "), "start": en.start, "now": en.now, "ln_vocab": en.ln_vocab,
-            "summed": above_uniform(en.start, en.now, en.ln_vocab)},
+            "summed": above_uniform(en.start, en.now, en.ln_vocab) or entropy_keys_summed(run)},
         "clipping": None if cl.level_now is None and not cl.exactly_zero else {
             "now": cl.level_now, "low": cl.low_now, "high": cl.high_now, "trend": cl.trend,
             "exactly_zero": cl.exactly_zero},
@@ -617,7 +618,7 @@ def summary_values(request: JudgeRequest) -> dict[str, Any]:
         "reward": reward_values(d, scrub),
         "kl": kl_values(d, request.run, scrub),
         "learning": learning_values(d, scrub),
-        "generation": generation_values(d, scrub),
+        "generation": generation_values(d, request.run, scrub),
         "eval": eval_values(d, scrub, rows),
         "instability": instability_values(d, scrub, [row["key"] for row in rows]),
         "best": best_values(d, checkpoints, scrub, rows),

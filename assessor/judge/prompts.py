@@ -80,7 +80,7 @@ FIGURES_SENT: tuple[str, ...] = ("dashboard",)  # the other figures' content is 
 # card name -> file under skills/cards/
 CARD_FILES: dict[str, str] = {
     "grpo": "grpo.md", "ppo": "ppo.md", "rloo_dapo": "rloo_dapo.md", "dpo": "dpo.md", "orpo": "orpo.md",
-    "kto": "kto.md", "simpo_cpo": "simpo_cpo.md", "neutral": "neutral.md",
+    "kto": "kto.md", "simpo_cpo": "simpo_cpo.md", "online_dpo": "online_dpo.md", "neutral": "neutral.md",
 }
 # detected algorithm -> the cards its judge reads; anything else gets DEFAULT_CARDS
 ALGORITHM_CARDS: dict[str, tuple[str, ...]] = {
@@ -92,6 +92,7 @@ ALGORITHM_CARDS: dict[str, tuple[str, ...]] = {
     "remax": ("rloo_dapo",),
     "dpo": ("dpo",),
     "ipo": ("dpo",),
+    "online_dpo": ("online_dpo",),
     "orpo": ("orpo",),
     "kto": ("kto",),
     "simpo": ("simpo_cpo",),
