@@ -2256,3 +2256,15 @@ def test_an_agent_loop_logging_episode_success_and_no_reward_is_read_on_its_succ
                    train__mean_turns=4 + 7 * np.clip((steps - 190) / 70, 0, 1), config={"max_steps": 3000})
     assert run.has("reward_mean")
     assert verdict(run).decision == "rollback"
+
+
+@pytest.mark.parametrize(("key", "stands_in"), [
+    ("env__success", True), ("train__tests_passed_frac", True), ("train__correct_frac", True),
+    ("train__task_success_rate", True), ("train__timeout_rate", False), ("train__pref_accuracy", False),
+])
+def test_a_loops_one_success_share_stands_in_for_a_missing_reward(tmp_path, key, stands_in):
+    """A loop with no reward logs what it is trained on as a share solved, passed or succeeded, under a name of its
+    own; a failure share (timeouts, errors) or a preference pair accuracy is no reward."""
+    n = 120
+    run = make_run(tmp_path, **{key: np.linspace(0.1, 0.5, n), "train__kl": np.linspace(0, 0.05, n)})
+    assert run.has("reward_mean") is stands_in

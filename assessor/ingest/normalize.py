@@ -580,15 +580,19 @@ def _short_reward_family(chosen: dict[tuple[str, str], Piece]) -> list[str]:
     return []
 
 
-# Training-split success measures a loop may log instead of a reward (agent and tool-use loops most of all): these
-# names, and any name ending in a success rate (`episode_success`, `task_success_rate`). Not any `..._accuracy`: a
-# preference run's `pref_accuracy` is its pair accuracy, not a reward.
+# Training-split success measures a loop may log instead of a reward (agent, tool-use and code loops most of all):
+# these names, and any name ending in a success or a share solved, passed or correct (`episode_success`,
+# `env/success`, `task_success_rate`, `tests_passed_frac`, `correct_frac`). Not any `..._accuracy`: a preference
+# run's `pref_accuracy` is its pair accuracy, not a reward.
 _RATE_STAND_INS = ("accuracy", "pass_at_k", "success_rate", "success", "solve_rate")
-_RATE_ENDINGS = ("_success", "_success_rate", "_solve_rate")
+_RATE_WORDS = frozenset({"success", "solve", "solved", "pass", "passed", "correct"})
+_SHARE_WORDS = frozenset({"rate", "frac", "fraction", "share"})
 
 
 def _names_a_rate(metric: str) -> bool:
-    return metric in _RATE_STAND_INS or metric.endswith(_RATE_ENDINGS)
+    words = re.split(r"[/_.]", metric.lower())
+    return metric in _RATE_STAND_INS or words[-1] == "success" or (
+        len(words) >= 2 and words[-1] in _SHARE_WORDS and words[-2] in _RATE_WORDS)
 
 
 def _rate_stand_in(chosen: dict[tuple[str, str], Piece]) -> list[str]:
