@@ -2268,3 +2268,18 @@ def test_a_loops_one_success_share_stands_in_for_a_missing_reward(tmp_path, key,
     n = 120
     run = make_run(tmp_path, **{key: np.linspace(0.1, 0.5, n), "train__kl": np.linspace(0, 0.05, n)})
     assert run.has("reward_mean") is stands_in
+
+
+def test_a_flat_reward_is_not_rescued_by_one_lucky_evaluation_but_by_an_eval_that_holds_a_gain(tmp_path):
+    """holdout25: a search agent whose tool returned nothing sat at reward 0.33 for 700 steps of 2000; its held-out
+    accuracy went 0.29 -> 0.34 (1.3 noise units) with one lucky 0.366 along the way. "Learning anyway" read the lucky
+    evaluation as a gain and the run continued. A gain that holds is its latest level clear of the start; then the
+    flat reward is no answer yet."""
+    n = 700
+    reward = 0.33 + ar1(94, n, 0.3, 0.04)
+    lucky = np.array([0.29, 0.292, 0.338, 0.366, 0.332, 0.34, 0.338, 0.322, 0.352, 0.316, 0.356, 0.322, 0.354, 0.324])
+    run = make_run(tmp_path / "lucky", reward=reward, eval_every=50, eval_values=lucky, config={"max_steps": 2000})
+    assert verdict(run).decision == "stop"
+    held = np.array([0.29, 0.31, 0.35, 0.38, 0.40, 0.41, 0.40, 0.41, 0.40, 0.42, 0.41, 0.40, 0.41, 0.41])
+    run = make_run(tmp_path / "held", reward=reward, eval_every=50, eval_values=held, config={"max_steps": 2000})
+    assert "where it started" not in verdict(run).headline  # (its eval's own plateau may stop it, on its own terms)

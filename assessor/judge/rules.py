@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from assessor.diagnose.checkpoint import BREAKAGE_KINDS, OVERRULED_BY_EVAL, breakage_kind
 from assessor.diagnose.context import num
-from assessor.diagnose.evaluation import confidence_only
+from assessor.diagnose.evaluation import LOWER_IS_BETTER, confidence_only
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, EvalCurve, Finding
 from assessor.diagnose.reward import decline_bar
 from assessor.diagnose.robust import stretch_width
@@ -234,11 +234,20 @@ def _long_run(d: Diagnostics) -> bool:
 
 
 def _learning_anyway(d: Diagnostics) -> bool:
-    """The held-out eval moved up and holds, or the reward rose clearly since the start."""
-    if any(c.moved and c.decline_noise < 2.0 for c in d.eval.curves):
+    """The held-out eval moved up and holds, or the reward rose clearly since the start.
+
+    Holds: its latest level stands clear of where it started, not only its best evaluation (the luckiest of many
+    draws of a flat curve tops its start by two noise units easily).
+    """
+    if any(c.moved and c.decline_noise < 2.0 and _sign(c) * (c.now - c.start) > 2 * c.noise for c in d.eval.curves):
         return True
     curve = d.signals.get(d.reward.metric or "")
     return curve is not None and curve.noise > 0 and (curve.now - curve.start) / curve.noise >= CLEAR_RISE_NOISE
+
+
+def _sign(c: EvalCurve) -> float:
+    """+1 where a higher evaluation is better, -1 for a held-out loss or error rate."""
+    return -1.0 if c.metric.removeprefix("eval/") in LOWER_IS_BETTER else 1.0
 
 
 def _eval_still_climbing(d: Diagnostics) -> bool:
