@@ -2283,3 +2283,23 @@ def test_a_flat_reward_is_not_rescued_by_one_lucky_evaluation_but_by_an_eval_tha
     held = np.array([0.29, 0.31, 0.35, 0.38, 0.40, 0.41, 0.40, 0.41, 0.40, 0.42, 0.41, 0.40, 0.41, 0.41])
     run = make_run(tmp_path / "held", reward=reward, eval_every=50, eval_values=held, config={"max_steps": 2000})
     assert "where it started" not in verdict(run).headline  # (its eval's own plateau may stop it, on its own terms)
+
+
+def test_a_total_reward_pulled_down_by_a_growing_penalty_while_the_task_part_still_rises_is_no_decline(tmp_path):
+    """holdout26's live checks: a hand loop's total (task + format + a length penalty) peaked early and eased as
+    answers lengthened while its task reward kept rising; checked at 29% of its plan it was rolled back to step
+    700. The total's fall is the penalty growing; what the run is for still improves. With the task part falling
+    too, the total's decline stands."""
+    n = 867
+    steps = np.arange(1, n + 1)
+    task = 0.41 + 0.09 * steps / n + ar1(95, n, 0.3, 0.02)
+    penalty = -0.01 - 0.13 * steps / n + ar1(96, n, 0.3, 0.004)
+    fmt = 0.93 + 0.04 * np.minimum(1, steps / 400) + ar1(97, n, 0.3, 0.004)
+    total = task + 0.1 * fmt + penalty
+    run = make_run(tmp_path / "penalty", reward=total, rewards__task__mean=task, rewards__format__mean=fmt,
+                   rewards__length_penalty__mean=penalty, config={"max_steps": 3000})
+    assert verdict(run).decision == "continue"
+    falling = 0.5 - 0.06 * steps / n + ar1(95, n, 0.3, 0.02)
+    run = make_run(tmp_path / "task-falls", reward=falling + 0.1 * fmt + penalty, rewards__task__mean=falling,
+                   rewards__format__mean=fmt, rewards__length_penalty__mean=penalty, config={"max_steps": 3000})
+    assert verdict(run).decision != "continue"

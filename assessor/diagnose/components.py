@@ -216,7 +216,12 @@ def _subject(component: _Component) -> str:
 
 
 def _correctness_like(component: _Component) -> bool:
-    return component.name == REMAINDER or any(w in component.name.lower() for w in CORRECTNESS_WORDS)
+    return component.name == REMAINDER or names_the_task(component.name)
+
+
+def names_the_task(name: str) -> bool:
+    """Whether a reward component's name says it scores the task itself (correctness, tests passed, `task`)."""
+    return any(w in name.lower() for w in CORRECTNESS_WORDS)
 
 
 def _saturated_while_other_stalls(components: list[_Component]) -> list[Finding]:

@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass
 
 from assessor.diagnose.checkpoint import BREAKAGE_KINDS, OVERRULED_BY_EVAL, breakage_kind
+from assessor.diagnose.components import names_the_task
 from assessor.diagnose.context import num
 from assessor.diagnose.evaluation import LOWER_IS_BETTER, confidence_only
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, EvalCurve, Finding
@@ -169,6 +170,22 @@ def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
     return last - e.now_step <= max(0.1 * last, cadence)
 
 
+def _task_component_vouches(d: Diagnostics, finding: Finding) -> bool:
+    """A fall of the total reward while its task component (correctness, tests) rises is a penalty term growing.
+
+    A length or format penalty that grows as answers lengthen pulls the total down while what the run is for keeps
+    improving: the total's decline is no better model behind. Only with no task component that fell.
+    """
+    if _kind(finding) not in REWARD_TRAJECTORY or finding.signal != d.reward.metric or d.reward_components.fallen_task:
+        return False
+    if any(f.kind in ("task_component_declined", "task_component_flat") for f in d.findings):
+        return False
+    # Every task component, and each still rising now (its recent trend), not only above where it started.
+    tasks = [d.signals.get(f"reward_component/{c.name}_mean") for c in d.reward_components.components
+             if names_the_task(c.name) and not c.saturated]
+    return bool(tasks) and all(t is not None and t.trend == "rising" for t in tasks)
+
+
 def _warming_up(d: Diagnostics) -> bool:
     """Whether the learning rate is still climbing (warm-up).
 
@@ -258,10 +275,12 @@ def _eval_still_climbing(d: Diagnostics) -> bool:
 def _sort(d: Diagnostics) -> _Weighed:
     degradation, spent, setup, diverged, other = [], [], [], [], []
     reward_fell = any(_kind(f) in REWARD_TRAJECTORY and f.severity in ("warning", "critical")
-                      and not _eval_vouches(d, f) and not _warming_up(d) for f in d.findings)
+                      and not _eval_vouches(d, f) and not _task_component_vouches(d, f) and not _warming_up(d)
+                      for f in d.findings)
     for f in d.findings:
         kind = _kind(f)
-        if _eval_vouches(d, f) or (d.best_checkpoint.breakage_overruled and breakage_kind(f) in OVERRULED_BY_EVAL) or (
+        if _eval_vouches(d, f) or _task_component_vouches(d, f) or (
+                d.best_checkpoint.breakage_overruled and breakage_kind(f) in OVERRULED_BY_EVAL) or (
                 _kind(f) in REWARD_TRAJECTORY and _warming_up(d)):
             other.append(f)  # a risk to watch, not a reason to throw steps away
         elif kind in SETUP_FAILURE:
