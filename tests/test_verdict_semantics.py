@@ -2303,3 +2303,24 @@ def test_a_total_reward_pulled_down_by_a_growing_penalty_while_the_task_part_sti
     run = make_run(tmp_path / "task-falls", reward=falling + 0.1 * fmt + penalty, rewards__task__mean=falling,
                    rewards__format__mean=fmt, rewards__length_penalty__mean=penalty, config={"max_steps": 3000})
     assert verdict(run).decision != "continue"
+
+
+def test_a_benchmark_named_for_its_size_is_read_no_finer_than_that_size_however_its_scores_are_rounded(tmp_path):
+    """holdout25's live check at 10% of a code-RL run: HumanEval+ (164 problems) at 0.579, 0.579, 0.561, 0.506 over
+    its first four evaluations, logged to three decimals (which fit a grid of 1,000 problems), read as a decline of
+    2.4 noise units and rolled back to step 100. On 164 problems one evaluation is off by about 0.04: a 0.07 dip
+    is under two of them."""
+    from assessor.diagnose.evaluation import decline_noise
+
+    values = np.array([0.579, 0.579, 0.561, 0.506])
+    assert decline_noise("humaneval_plus_pass1", values, values) >= math.sqrt(0.579 * 0.421 / 164) - 1e-9
+    n = 300
+    steps = np.arange(1, n + 1)
+    run = make_run(tmp_path, reward=0.3 + 0.05 * steps / n + ar1(98, n, 0.3, 0.03), config={"max_steps": 3000},
+                   eval_every=100, eval_values=values[1:])
+    # make_run names the held-out series `eval_reward`; write HumanEval+ under its own name beside it
+    lines = (tmp_path / "log.jsonl").read_text(encoding="utf-8").splitlines()
+    lines += [f'{{"step": {s}, "eval/humaneval_plus_pass1": {v}}}' for s, v in zip((0, 100, 200, 300), values)]
+    (tmp_path / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from assessor import load_run
+    assert verdict(load_run(tmp_path)).decision != "rollback"

@@ -211,7 +211,7 @@ def _best_resolved_first(ctx: Context, metrics: list[str]) -> list[str]:
 
 # Problems in benchmarks whose size is fixed by their name, for scores averaged over several samples per problem
 # (`aime24_avg16`: multiples of 1/480, not 1/30), where the scores do not show it.
-_NAMED_SIZES = (("aime", 30), ("amc", 40), ("gpqa", 198), ("math500", 500), ("gsm8k", 1319))
+_NAMED_SIZES = (("aime", 30), ("amc", 40), ("gpqa", 198), ("math500", 500), ("gsm8k", 1319), ("humaneval", 164))
 
 
 def _named_size(metric: str) -> int | None:
@@ -879,9 +879,22 @@ def decline_noise(metric: str, values: np.ndarray, score: np.ndarray) -> float:
     noise = eval_noise(score)
     if len(values) < NOISE_EVALS:
         plain = _plain_eval_noise(score)
-        # The robust spread of a few differences is the suspect only when the plain one is more than twice it.
-        noise = max(noise, sampling_error(metric, values) or 0.0, plain if plain > ROBUST_DOUBT * noise else 0.0)
+        # The robust spread of a few differences is the suspect only when the plain one is more than twice it. A
+        # benchmark named for its size is read no finer than that size allows (HumanEval's 164 problems), whatever
+        # grid its rounded scores fit (three decimals fit 1,000 problems).
+        sampling = max(sampling_error(metric, values) or 0.0, _named_sampling_error(metric, values) or 0.0)
+        noise = max(noise, sampling, plain if plain > ROBUST_DOUBT * noise else 0.0)
     return noise
+
+
+def _named_sampling_error(metric: str, values: np.ndarray) -> float | None:
+    """A pass rate's sampling error at its best level on the problem count its benchmark's name implies."""
+    size, rate = _named_size(metric), _as_rate(metric, values, any_name=True)
+    if size is None or rate is None:
+        return None
+    p, scale = rate
+    level = float(np.max(p))
+    return scale * math.sqrt(max(level * (1 - level), 1.0 / size) / size)
 
 
 def _plain_eval_noise(score: np.ndarray) -> float:
