@@ -2316,11 +2316,11 @@ def test_a_benchmark_named_for_its_size_is_read_no_finer_than_that_size_however_
     assert decline_noise("humaneval_plus_pass1", values, values) >= math.sqrt(0.579 * 0.421 / 164) - 1e-9
     n = 300
     steps = np.arange(1, n + 1)
-    run = make_run(tmp_path, reward=0.3 + 0.05 * steps / n + ar1(98, n, 0.3, 0.03), config={"max_steps": 3000},
-                   eval_every=100, eval_values=values[1:])
+    make_run(tmp_path, reward=0.3 + 0.05 * steps / n + ar1(98, n, 0.3, 0.03), config={"max_steps": 3000},
+             eval_every=100, eval_values=values[1:])
     # make_run names the held-out series `eval_reward`; write HumanEval+ under its own name beside it
     lines = (tmp_path / "log.jsonl").read_text(encoding="utf-8").splitlines()
-    lines += [f'{{"step": {s}, "eval/humaneval_plus_pass1": {v}}}' for s, v in zip((0, 100, 200, 300), values)]
+    lines += [f'{{"step": {s}, "eval/humaneval_plus_pass1": {v}}}' for s, v in zip((0, 100, 200, 300), values, strict=True)]
     (tmp_path / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     from assessor import load_run
     assert verdict(load_run(tmp_path)).decision != "rollback"
