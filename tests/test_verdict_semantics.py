@@ -2320,7 +2320,8 @@ def test_a_benchmark_named_for_its_size_is_read_no_finer_than_that_size_however_
              eval_every=100, eval_values=values[1:])
     # make_run names the held-out series `eval_reward`; write HumanEval+ under its own name beside it
     lines = (tmp_path / "log.jsonl").read_text(encoding="utf-8").splitlines()
-    lines += [f'{{"step": {s}, "eval/humaneval_plus_pass1": {v}}}' for s, v in zip((0, 100, 200, 300), values, strict=True)]
+    at = zip((0, 100, 200, 300), values, strict=True)
+    lines += [f'{{"step": {s}, "eval/humaneval_plus_pass1": {v}}}' for s, v in at]
     (tmp_path / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     from assessor import load_run
     assert verdict(load_run(tmp_path)).decision != "rollback"
