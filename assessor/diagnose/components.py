@@ -387,11 +387,17 @@ def _against_total(components: list[_Component], total: Reading | None) -> list[
         s = c.reading.summary
         findings.append(finding(
             s.metric, "component_against_total", "watch",
-            f"{_subject(c)} is {c.direction} ({num(s.start)} to {num(s.now)}) while the total reward is "
-            f"{direction} ({num(t.start)} to {num(t.now)}): the total hides what this component is doing.",
+            # Start to now, said as such: the table's trend word for the same curves is about their recent window.
+            f"{_subject(c)} has {_moved(c.direction)} since the start ({num(s.start)} to {num(s.now)}) while the total "
+            f"reward has {_moved(direction)} ({num(t.start)} to {num(t.now)}): the total hides what this component "
+            "is doing.",
             [s.trend_window_start, s.last_step],
         ))
     return findings
+
+
+def _moved(direction: Trend) -> str:
+    return {"rising": "risen", "falling": "fallen"}.get(direction, "stayed flat")
 
 
 def _reached_step(reading: Reading) -> int:

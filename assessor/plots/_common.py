@@ -219,12 +219,17 @@ def legend(ax: Axes, extra: list[Axes] | None = None, loc: LegendLoc = "best", n
 
 
 def legend_above(ax: Axes, extra: list[Axes] | None = None, ncol: int = 3) -> None:
-    """A legend in the strip above the panel, right-aligned, so it never hides the curves.
+    """A legend in the strip above the panel, right-aligned, so it never hides the curves (one row of it at most).
 
     A lone entry is left out: the panel title already names the only curve.
     """
     handles, labels = _handles(ax, extra)
     if len(handles) < 2:
+        return
+    if len(handles) > ncol:
+        # More than one row would climb over the panel's title: inside the panel, where the curves leave room.
+        ax.legend(handles, labels, loc="best", ncol=2, framealpha=0.85, borderaxespad=0.3, columnspacing=1.0,
+                  handlelength=1.5, handletextpad=0.4, fontsize=7)
         return
     ax.legend(handles, labels, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=min(ncol, len(handles)),
               borderaxespad=0.2, columnspacing=1.0, handlelength=1.5, handletextpad=0.4, fontsize=7.5)

@@ -76,17 +76,16 @@ def sheet_levels(curve: Curve) -> Curve:
 
 
 def _reward_panel(ax: Axes, data: FigureData) -> None:
-    """Reward mean with its spread band, held-out eval, peak, checkpoints on disk."""
+    """Reward mean with its batch min-max band, held-out eval, peak, checkpoints on disk.
+
+    No band of plus or minus the reward's std: that is the spread between rollouts (the learning signal, drawn in
+    its own panel), not an uncertainty of the mean, and on a 0..1 reward it shades nearly the whole panel.
+    """
     mean = sheet_levels(data.curve("reward_mean"))
     ax.set_title("Reward (train mean)", loc="left")
     band_label = None
     lo_hi: tuple[np.ndarray, np.ndarray] | None = None
-    if data.has("reward_std") and len(mean.smooth_steps) > 1:
-        std = data.curve("reward_std")
-        s = np.interp(mean.smooth_steps, std.smooth_steps, std.smooth_values)
-        lo_hi = (mean.smooth_values - s, mean.smooth_values + s)
-        band_label = "± reward std"
-    elif data.has("reward_min") and data.has("reward_max") and len(mean.smooth_steps) > 1:
+    if data.has("reward_min") and data.has("reward_max") and len(mean.smooth_steps) > 1:
         lo_c, hi_c = data.curve("reward_min"), data.curve("reward_max")
         lo_hi = (np.interp(mean.smooth_steps, lo_c.smooth_steps, lo_c.smooth_values),
                  np.interp(mean.smooth_steps, hi_c.smooth_steps, hi_c.smooth_values))
@@ -98,7 +97,7 @@ def _reward_panel(ax: Axes, data: FigureData) -> None:
                         linewidth=0, label=band_label, zorder=1)
         for edge in lo_hi:
             ax.plot(mean.smooth_steps, edge, color=COLORS["reward_band"], linewidth=0.8, alpha=0.7, zorder=1)
-    plot_curve(ax, mean, COLORS["reward"], label="reward (stretch means, as on the sheet)", linewidth=2.4)
+    plot_curve(ax, mean, COLORS["reward"], label="reward (stretch means)", linewidth=2.4)
     if lo_hi is not None:  # the band must not dictate the scale: keep the mean readable
         span = np.concatenate([mean.draw_values, mean.smooth_values])
         pad = 0.25 * (float(span.max() - span.min()) or 1.0)
