@@ -74,16 +74,19 @@ def _departure(metric: str, reading: Reading, planned: int | None) -> _Departure
     """Where a curve left the level it held for a higher one it still keeps (on a log scale), or None.
 
     The onset is where it went past half-way (in log terms) from the held level to the latest one and stayed there;
-    the held level is the median of the stretch before that, so both are found together, in a few rounds.
+    the held level is the median of the stretch before that, so both are found together, in a few rounds. Read on
+    the curve's reduced points (bin medians; the raw ones on runs of up to a few thousand steps), so a long run
+    costs no more than a short one; the latest level and the scatter come from the raw points.
     """
-    steps, values = reading.series.steps, reading.series.values
+    series = reading.series
+    values = series.values
     if not np.all(np.isfinite(values)) or float(np.max(values)) <= 0.0:
         return None
-    n = len(values)
     floor = 1e-6 * float(np.max(values))
-    logs = np.log(np.maximum(values, floor))
+    steps, logs = series.red_steps, np.log(np.maximum(series.red_values, floor))
+    n = len(logs)
     smooth = pd.Series(logs).rolling(5, center=True, min_periods=1).median().to_numpy()
-    latest = float(np.median(logs[-max(3, n // 30):]))
+    latest = float(np.median(np.log(np.maximum(values[-max(3, series.n // 30):], floor))))
     window = max(10, n // 10)
     held = float(np.median(smooth[: n - n // 3]))
     onset = -1
@@ -99,9 +102,10 @@ def _departure(metric: str, reading: Reading, planned: int | None) -> _Departure
         held = float(np.median(smooth[onset - window:onset]))
     if latest - held < math.log(RISE_FACTOR[metric]) or steps[onset] <= settled_step(reading.summary, planned):
         return None
-    # The rise must stand clear of the curve's own scatter where it was held, not just clear a ratio.
-    held_logs = logs[onset - window:onset]
-    scatter = float(np.median(np.abs(held_logs - np.median(held_logs)))) * robust.MAD_TO_SD
+    # The rise must stand clear of the curve's own scatter where it was held (raw points), not just clear a ratio.
+    lo, hi = np.searchsorted(series.steps, [steps[onset - window], steps[onset]])
+    held_logs = np.log(np.maximum(values[lo:hi], floor))
+    scatter = float(np.median(np.abs(held_logs - np.median(held_logs)))) * robust.MAD_TO_SD if len(held_logs) else 0.0
     if latest - held < 5 * scatter:
         return None
     return _Departure(metric, int(steps[onset]), math.exp(held), math.exp(latest))
