@@ -2325,3 +2325,22 @@ def test_a_benchmark_named_for_its_size_is_read_no_finer_than_that_size_however_
     (tmp_path / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     from assessor import load_run
     assert verdict(load_run(tmp_path)).decision != "rollback"
+
+
+@pytest.mark.parametrize("eval_falls", [False, True])
+def test_a_kl_penalised_reward_down_while_the_held_out_eval_holds_its_gain_is_drift_not_a_better_model_behind(
+        tmp_path, eval_falls):
+    """holdout25: a TRL PPO run on a learned reward model whose score crept on while KL went 6 -> 24 (the KL-penalised
+    rlhf_reward down 7 standard errors from its peak) and whose judge win rate held 0.60-0.64 since step 450 was
+    rolled back to 750. The eval shows no better model behind: stop. With the eval falling too, a rollback."""
+    n = 950
+    steps = np.arange(1, n + 1)
+    score = 0.2 + 2.4 * np.minimum(1, steps / 450) + 0.7 * np.clip((steps - 450) / 500, 0, 1) + ar1(99, n, 0.3, 0.1)
+    kl = 1 + 5 * np.minimum(1, steps / 450) + 18 * np.clip((steps - 450) / 500, 0, 1) + ar1(100, n, 0.3, 0.3)
+    head = [0.493, 0.477, 0.485, 0.507, 0.525, 0.538, 0.54, 0.58, 0.605, 0.585, 0.61]
+    tail = [0.58, 0.56, 0.55, 0.53, 0.52, 0.51, 0.5, 0.49] if eval_falls else [0.565, 0.595, 0.642, 0.63, 0.613,
+                                                                               0.57, 0.603, 0.62]
+    run = make_run(tmp_path, objective__scores=score, objective__rlhf_reward=score - 0.05 * kl, objective__kl=kl,
+                   eval_every=50, eval_values=np.array(head + tail), config={"max_steps": 2000})
+    assert "shaped_reward_declined" in {f.kind for f in diagnose(run).findings}
+    assert verdict(run).decision == ("rollback" if eval_falls else "stop")

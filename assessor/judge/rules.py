@@ -59,7 +59,7 @@ SPENT = {
     "length_truncation": 1.0, "dpo_loss_rising": 1.0, "component_saturated_other_levelled_off": 1.0,
     "eval_not_transferring": 1.0, "eval_plateau": 1.0, "length_at_cap_from_start": 1.0, "task_component_flat": 1.0,
     "critic_not_learning": 1.0, "reward_no_progress": 1.0, "reward_converged": 1.0, "signal_thinning": 1.0,
-    "dynamic_sampling_starved": 1.0,
+    "dynamic_sampling_starved": 1.0, "shaped_reward_declined": 1.0,
 }
 # These only argue for stopping while reward is not improving: with reward rising they are risks to watch.
 SPENT_UNLESS_IMPROVING = frozenset({"loss_sign_reversal", "length_truncation", "length_at_cap_from_start",
@@ -186,6 +186,14 @@ def _task_component_vouches(d: Diagnostics, finding: Finding) -> bool:
     return bool(tasks) and all(t is not None and t.trend == "rising" for t in tasks)
 
 
+def _eval_holds_gain(d: Diagnostics) -> bool:
+    """The preferred held-out eval holds a gain it made (its latest level well past its start), no decline established."""
+    curve = next((c for c in d.eval.curves if c.metric == f"eval/{d.eval.metric}"), None)
+    if curve is None or any(f.kind == "eval_declining" for f in d.eval.findings):
+        return False
+    return _sign(curve) * (curve.now - curve.start) > 2 * curve.noise
+
+
 def _warming_up(d: Diagnostics) -> bool:
     """Whether the learning rate is still climbing (warm-up).
 
@@ -283,6 +291,8 @@ def _sort(d: Diagnostics) -> _Weighed:
                 d.best_checkpoint.breakage_overruled and breakage_kind(f) in OVERRULED_BY_EVAL) or (
                 _kind(f) in REWARD_TRAJECTORY and _warming_up(d)):
             other.append(f)  # a risk to watch, not a reason to throw steps away
+        elif kind == "shaped_reward_declined" and _eval_holds_gain(d):
+            spent.append(f)  # KL bought what the held-out eval does not show, and lost nothing it shows: drift
         elif kind in SETUP_FAILURE:
             setup.append(f)
         elif kind == "nonfinite" and f.severity == "critical":
@@ -715,6 +725,13 @@ def _spent(d: Diagnostics, w: _Weighed, spent: float) -> Verdict:
         actions = ["Keep the current checkpoint.",
                    "For more gains, change the recipe (harder prompts, a better reward, a higher learning rate or "
                    "KL budget) rather than training longer."]
+    elif "shaped_reward_declined" in kinds:
+        headline = ("Stop: the score's latest gains cost more KL than they are worth (the KL-penalised reward is down "
+                    "from its peak) and the held-out eval shows none of them, holding what it gained; more steps only "
+                    "move the policy away from its reference, and the current weights are as good as any by the eval.")
+        actions = ["Keep the current checkpoint (by the held-out eval it is as good as any).",
+                   "To go on, raise the KL penalty (beta) or check the reward model for an exploit before training "
+                   "further."]
     else:
         headline = "Stop: the run is no longer learning (the preference loss is not falling)."
         actions = ["Check the learning rate, beta and the preference pairs before restarting."]
