@@ -187,7 +187,7 @@ def _task_component_vouches(d: Diagnostics, finding: Finding) -> bool:
 
 
 def _eval_holds_gain(d: Diagnostics) -> bool:
-    """The preferred held-out eval holds a gain it made (its latest level well past its start), no decline established."""
+    """The preferred held-out eval holds a gain it made (latest level well past its start), no decline established."""
     curve = next((c for c in d.eval.curves if c.metric == f"eval/{d.eval.metric}"), None)
     if curve is None or any(f.kind == "eval_declining" for f in d.eval.findings):
         return False
