@@ -2344,3 +2344,19 @@ def test_a_kl_penalised_reward_down_while_the_held_out_eval_holds_its_gain_is_dr
                    eval_every=50, eval_values=np.array(head + tail), config={"max_steps": 2000})
     assert "shaped_reward_declined" in {f.kind for f in diagnose(run).findings}
     assert verdict(run).decision == ("rollback" if eval_falls else "stop")
+
+
+@pytest.mark.parametrize("eval_falls", [False, True])
+def test_an_early_training_reward_sag_the_held_out_eval_does_not_share_is_no_rollback_yet(tmp_path, eval_falls):
+    """holdout28's live checks: verl GRPO at step 60 of 600, its answers doubling in length and its training score
+    sagging 0.32 -> 0.25 while MATH-500 barely moved, was sent back to step 20. In the first fifth of a plan, a sag
+    of the training reward alone is adaptation until the held-out eval shares it; when it does, roll back."""
+    n = 60
+    steps = np.arange(1, n + 1)
+    reward = 0.3 + 0.03 * np.minimum(1, steps / 12) - 0.08 * np.clip((steps - 15) / 40, 0, 1) + ar1(101, n, 0.3, 0.01)
+    evals = np.array([0.42, 0.43, 0.42, 0.36, 0.31, 0.29] if eval_falls else [0.42, 0.43, 0.42, 0.42, 0.43, 0.42])
+    run = make_run(tmp_path, reward=reward, response_length=450 + 6 * steps, eval_every=10, eval_values=evals,
+                   config={"max_steps": 600})
+    v = verdict(run)
+    assert v.decision == ("rollback" if eval_falls else "continue")
+    assert eval_falls or "training reward sagged" in v.headline

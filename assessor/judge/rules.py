@@ -332,6 +332,8 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
         return _too_early_to_judge(d, w)
     if not w.diverged and degradation >= ROLLBACK_BAR and _early_dip_recovering(d):
         return _dip_recovering(d, w)
+    if not w.diverged and degradation >= ROLLBACK_BAR and _early_reward_sag(d, w):
+        return _reward_sagging(d, w)
     if w.diverged or degradation >= ROLLBACK_BAR:
         went = _went_past_best(d, w, degradation, checkpoints)
         # A handful of logged rewards has no level to go back to: only a divergence sends such a run back.
@@ -487,6 +489,28 @@ def _early_dip_recovering(d: Diagnostics) -> bool:
             best.best_step > summary.first_step):
         return False
     return curve.recent_rise_noise >= RECOVERING_NOISE
+
+
+def _early_reward_sag(d: Diagnostics, w: _Weighed) -> bool:
+    """A training-reward sag in the first fifth of a known plan that the held-out eval does not share.
+
+    Early on a policy adapts (longer answers, a new format) and its training reward often sags before it climbs;
+    with a held-out eval that shows no decline and nothing broken, there is no better model behind yet.
+    """
+    if d.run.progress is None or d.run.progress >= EARLY_BUDGET_SHARE or not d.eval.curves:
+        return False
+    if d.best_checkpoint.breakage_step is not None or any(f.kind == "eval_declining" for f in d.eval.findings):
+        return False
+    return all(_kind(f) in REWARD_TRAJECTORY for f in w.degradation)
+
+
+def _reward_sagging(d: Diagnostics, w: _Weighed) -> Verdict:
+    return _verdict(d, "continue", 0.45, _top(d, 3),
+                    f"Continue: early in the plan (step {d.run.last_step}) the training reward sagged, but the "
+                    "held-out eval shows no decline and nothing is broken; a policy adapting early (longer answers, a "
+                    "new format) often pays training reward first. Watch that the reward turns up.",
+                    w, actions=["Assess again after the next few evaluations: if the held-out eval starts to fall "
+                                "with the reward, go back to the best point and lower the learning rate."])
 
 
 def _dip_recovering(d: Diagnostics, w: _Weighed) -> Verdict:
