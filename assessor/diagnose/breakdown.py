@@ -63,7 +63,7 @@ def diagnose_breakdown(ctx: Context) -> list[Finding]:
     onset = cluster[0].step
     moves = "; ".join(f"{d.metric} {num(d.before)} → {num(d.now)} from step {d.step}" for d in cluster)
     return [finding(
-        "instruments", "policy_breakdown", "warning",
+        "instability", "policy_breakdown", "warning",
         f"{len(cluster)} instruments left the levels they held within {cluster[-1].step - onset} steps of each other "
         f"({moves}) and the training reward gained nothing for it: the policy is coming apart, and the weights from "
         f"before step {onset} are the better model even where the reward does not show it yet",
