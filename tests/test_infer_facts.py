@@ -158,3 +158,44 @@ def test_preference_keys_beside_generation_keys_are_online_preference_training(t
     assert load_run(tmp_path / "offline").facts.algorithm == "dpo"
     from assessor.judge import prompts
     assert prompts.ALGORITHM_CARDS["online_dpo"] == ("online_dpo",)
+
+
+def test_an_error_ending_a_log_that_metrics_were_written_long_after_is_no_crash(tmp_path):
+    """holdout27: an evaluator process died with a CUDA OOM (evaluator.log) three hours before the training log's
+    latest row; the run was read as crashed and sent back to step 0. An error the metrics went on after belongs to a
+    side process or an earlier attempt; an error written last is the job dying."""
+    import os
+    import time
+
+    jsonl(tmp_path / "train_log.jsonl", GRPO_KEYS)
+    log = tmp_path / "evaluator.log"
+    log.write_text("loading step 700\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB\n",
+                   encoding="utf-8")
+    now = time.time()
+    os.utime(tmp_path / "train_log.jsonl", (now, now))
+    os.utime(log, (now - 3 * 3600, now - 3 * 3600))
+    assert load_run(tmp_path).facts.training_crashed is None
+    os.utime(log, (now, now))
+    assert load_run(tmp_path).facts.training_crashed is not None
+
+
+def test_higher_checkpoints_written_long_before_a_lower_one_are_leftovers_not_the_runs_history(tmp_path):
+    """holdout27: a TRL output folder reused by a new run live at checkpoint-800 still held checkpoint-1500 and
+    checkpoint-2000 of an earlier run that collapsed three days before; the newest-numbered trainer state was read,
+    and the live run was sent back to step 400 of the old one. A trainer writes checkpoints in step order: the
+    latest-written trainer state is the live run's history, and the folder is said to be mixed."""
+    import os
+    import time
+
+    now = time.time()
+    for step, age in ((2000, 3 * 86400), (1500, 3 * 86400 + 3600), (800, 60), (400, 4 * 3600)):
+        folder = tmp_path / f"checkpoint-{step}"
+        folder.mkdir()
+        trainer_state(folder / "trainer_state.json", GRPO_KEYS, steps=step)
+        os.utime(folder / "trainer_state.json", (now - age, now - age))
+    run = load_run(tmp_path)
+    assert run.last_step == 800
+    assert any("older than checkpoint-800" in w for w in run.warnings)
+    for step in (2000, 1500, 800, 400):  # written in step order: the highest is the history, as before
+        os.utime(tmp_path / f"checkpoint-{step}" / "trainer_state.json", (now - 10 * (3000 - step),) * 2)
+    assert load_run(tmp_path).last_step == 2000

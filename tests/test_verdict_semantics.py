@@ -2360,3 +2360,28 @@ def test_an_early_training_reward_sag_the_held_out_eval_does_not_share_is_no_rol
     v = verdict(run)
     assert v.decision == ("rollback" if eval_falls else "continue")
     assert eval_falls or "training reward sagged" in v.headline
+
+
+def test_held_out_names_a_hallucination_rate_is_lower_is_better_and_a_count_measures_nothing():
+    """holdout27: `heldout_halluc_rate` (lower is better) was read as higher-is-better and put after
+    `heldout_claims_per_answer` and `heldout_n` (a sample count), which the eval order read as quality measures
+    because they were named for the held-out set."""
+    from assessor.diagnose.evaluation import LOWER_IS_BETTER, _named_only_held_out, _quality_name
+
+    assert "heldout_halluc_rate" in LOWER_IS_BETTER and "toxicity_score" in LOWER_IS_BETTER
+    assert not _quality_name("heldout_n") and _quality_name("heldout_halluc_rate")
+    assert _named_only_held_out("heldout_claims_per_answer") and not _named_only_held_out("heldout_halluc_rate")
+    assert sorted(["heldout_claims_per_answer", "heldout_halluc_rate"], key=_named_only_held_out)[0] == (
+        "heldout_halluc_rate")
+
+
+def test_a_share_of_groups_solved_or_failed_falling_is_no_task_score_falling(tmp_path):
+    """holdout27: `frac_solved_or_failed` (groups all solved or all failed: no signal) fell 0.31 -> 0.13 as a 0/1
+    reward rose 0.21 -> 0.47, and was read as a task score falling: "reward hacking", rollback to step 0."""
+    n = 600
+    steps = np.arange(1, n + 1)
+    reward = 0.21 + 0.26 * steps / n + ar1(102, n, 0.3, 0.02)
+    run = make_run(tmp_path, reward=reward, frac_solved_or_failed=0.31 - 0.18 * steps / n + ar1(103, n, 0.3, 0.01),
+                   config={"max_steps": 2500})
+    assert "reward_hacking" not in {f.kind for f in diagnose(run).findings}
+    assert verdict(run).decision == "continue"

@@ -23,14 +23,15 @@ BEHIND_US = ": the best model is behind us"  # how an eval decline ends; see `ev
 # Preferred held-out metrics, best first; `loss` is lower-is-better.
 EVAL_METRICS = ("accuracy", "reward_mean", "pass_at_k", "pref_accuracy", "pref_margin", "loss")
 class _LowerIsBetter:
-    """Held-out measures where lower is better: a loss, and any error, failure or perplexity named as such.
+    """Held-out measures where lower is better: a loss, an error, failure, hallucination or toxicity rate, perplexity.
 
     Used as a set (`metric in LOWER_IS_BETTER`): a compile-error rate or a held-out perplexity read as
     higher-is-better turns its improvement into a decline from a "peak" at its worst point.
     """
 
     WORDS = frozenset({"loss", "err", "error", "errors", "ppl", "perplexity", "wer", "cer", "fail", "failure",
-                       "failures", "failed", "timeout", "timeouts", "violation", "violations"})
+                       "failures", "failed", "timeout", "timeouts", "violation", "violations", "halluc",
+                       "hallucination", "hallucinations", "toxic", "toxicity"})
 
     def __contains__(self, metric: object) -> bool:
         return isinstance(metric, str) and bool(_tokens(metric) & self.WORDS)
@@ -90,7 +91,20 @@ def _quality_name(metric: str) -> bool:
     lowered = metric.lower()
     named = any(w in lowered for w in _QUALITY_WORDS) or bool(_tokens(metric) & _QUALITY_TOKENS) or any(
         token.startswith(_BENCHMARK_STEMS + _GENERATION_METRIC_STEMS) for token in _tokens(metric))
-    return named and not any(w in lowered for w in _NOT_QUALITY_WORDS)
+    # A held-out set's size or count (`heldout_n`) measures nothing about the model.
+    counts_only = _tokens(metric) - _SPLIT_TOKENS <= {"n", "size", "total"}
+    return named and not counts_only and not any(w in lowered for w in _NOT_QUALITY_WORDS)
+
+
+_SPLIT_TOKENS = frozenset({"heldout", "held", "out", "holdout", "eval", "val", "validation", "test", "dev"})
+
+
+def _named_only_held_out(metric: str) -> bool:
+    """Its only claim to measuring quality is the held-out set's name (`heldout_n`, `heldout_claims_per_answer`)."""
+    lowered, tokens = metric.lower(), _tokens(metric)
+    return not (any(w in lowered for w in _QUALITY_WORDS) or tokens & (_QUALITY_TOKENS - {"heldout"})
+                or metric in LOWER_IS_BETTER or any(t.startswith(_BENCHMARK_STEMS + _GENERATION_METRIC_STEMS)
+                                                     for t in tokens))
 
 
 def _fingerprint(ctx: Context, metric: str) -> tuple[tuple[int, ...], tuple[float, ...]]:
@@ -127,7 +141,9 @@ def quality_metrics(ctx: Context) -> list[str]:
         if len(trained) == 1:
             at = preferred.index("reward_mean")
             preferred = preferred[:at] + [m for m in task_checks if m not in trained] + preferred[at:]
-    others = [m for m in names if m not in preferred and _quality_name(m)]
+    # Named for what they measure (a score, an accuracy, an error rate) before those named only for the held-out set
+    # they were taken on (`heldout_claims_per_answer` beside `heldout_halluc_rate`).
+    others = sorted((m for m in names if m not in preferred and _quality_name(m)), key=_named_only_held_out)
     if preference and "pref_accuracy" not in names and "loss" in preferred:
         # A preference run's held-out accuracy under a name of its own (OpenRLHF's `eval/acc_mean`) is its preference
         # accuracy: it goes before the held-out loss, as `pref_accuracy` would.

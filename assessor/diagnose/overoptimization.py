@@ -96,9 +96,10 @@ def _task_series(ctx: Context) -> tuple[str, np.ndarray, np.ndarray] | None:
             continue
         # Bookkeeping of the sampler, not of the task: OpenRLHF's `dynamic_filtering_pass_rate` is the share of
         # groups a filter kept (mixed outcomes), which falls as more groups come back all right.
-        # Nor is a share of groups by outcome (`solve_all`, `frac_all_correct`): it falls as groups turn mixed.
+        # Nor is a share of groups by outcome (`solve_all`, `frac_all_correct`, `frac_solved_or_failed`): it falls
+        # as groups turn mixed. A rate that names failure is no success rate either way round.
         if any(w in lowered for w in ("token", "clip", "filter", "drop", "kept", "solve_all", "solve_none",
-                                      "all_correct", "all_wrong", "all_or", "group")):
+                                      "all_correct", "all_wrong", "all_or", "group", "fail", "_or_", "degenerate")):
             continue
         series = ctx.run.series(name)
         if len(series) >= MIN_POINTS:

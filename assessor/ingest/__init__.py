@@ -124,13 +124,14 @@ def load_run(path: str | Path, cache: IngestCache | None = None) -> Run:
     said_ended = any(data.carries_end_of_training() for data in datas)
     tails = [] if said_ended else list(_log_tails(found))  # read once, for both the end and the crash marker
     facts.training_ended = said_ended or _log_says_ended(tails)
-    facts.training_crashed = None if facts.training_ended else _log_says_crashed(tails)
+    newest_write = _newest_write(datas)
+    facts.training_crashed = None if facts.training_ended else _log_says_crashed(tails, newest_write)
     _check_facts(facts, metrics, warnings)
     name = root.name if root.is_dir() else root.stem
     run = Run(
         path=root, name=name, metrics=metrics, nonfinite=nonfinite, checkpoints=found.checkpoints, gpu=gpu,
         gpu_devices=devices, facts=facts, sources=sources, warnings=warnings, ignored=ignored, samples=samples,
-        newest_write=_newest_write(datas),
+        newest_write=newest_write,
     )
     run._rows = rows
     return run
@@ -166,8 +167,8 @@ _LOG_TAIL_BYTES = 65536
 _MAX_LOGS_SCANNED = 50  # a folder of sample dumps is no place to look for it
 
 
-def _log_tails(found: Discovery) -> Iterator[list[str]]:
-    """The last non-blank lines of each text log beside the metrics (read for metrics or not)."""
+def _log_tails(found: Discovery) -> Iterator[tuple[float, list[str]]]:
+    """Each text log beside the metrics (read for metrics or not): when it was last written, and its last lines."""
     logs = [path for path in found.files if path.suffix in (".log", ".out", ".txt", ".err")]
     for path in logs[:_MAX_LOGS_SCANNED]:
         try:
@@ -175,14 +176,15 @@ def _log_tails(found: Discovery) -> Iterator[list[str]]:
                 size = fh.seek(0, 2)
                 fh.seek(max(0, size - _LOG_TAIL_BYTES))
                 tail = fh.read().decode("utf-8", errors="replace")
+            written = path.stat().st_mtime
         except OSError:
             continue
-        yield [line for line in tail.splitlines() if line.strip()][-_ENDED_LAST_LINES:]
+        yield written, [line for line in tail.splitlines() if line.strip()][-_ENDED_LAST_LINES:]
 
 
-def _log_says_ended(tails: Iterable[list[str]]) -> bool:
+def _log_says_ended(tails: Iterable[tuple[float, list[str]]]) -> bool:
     """A text log beside the metrics (read for metrics or not) ends with an end-of-training line (`_log_tails`)."""
-    return any(any(_ENDED.search(line) for line in lines) for lines in tails)
+    return any(any(_ENDED.search(line) for line in lines) for _, lines in tails)
 
 
 # How a training job dies in its log: a Python traceback and its exception, torch's elastic launcher giving up, an
@@ -195,9 +197,16 @@ _CRASH_LAST_LINES = 15  # the error must close the log: one the run went on afte
 _METRIC_LINE = re.compile(r"[{,]\s*'?\"?(?:loss|reward|step|train/|kl)\b|\bstep[:=]\s*\d")
 
 
-def _log_says_crashed(tails: Iterable[list[str]]) -> str | None:
+# Metrics written this long after a log's error say the job went on: the error was a side process's (an evaluator
+# dying on its own) or an earlier attempt's, not the training job's.
+_CRASH_SUPERSEDED_S = 600.0
+
+
+def _log_says_crashed(tails: Iterable[tuple[float, list[str]]], newest_write: float | None) -> str | None:
     """The error line a text log ends with, when its last lines are an error and no metrics follow (`_log_tails`)."""
-    for lines in tails:
+    for written, lines in tails:
+        if newest_write is not None and newest_write - written > _CRASH_SUPERSEDED_S:
+            continue
         last = lines[-_CRASH_LAST_LINES:]
         if any("KeyboardInterrupt" in line for line in last):
             continue  # stopped by hand: the user's decision, not the job dying
@@ -295,7 +304,8 @@ def _read(reader_name: str, path: Path, cache: IngestCache | None) -> SourceData
 def _trainer_states(found: Discovery, warnings: list[str], cache: IngestCache | None) -> Iterable[SourceData]:
     """The top-level trainer state, and the newest readable checkpoint's (older ones are subsets)."""
     top = [p for step, p in found.trainer_states if step is None]
-    in_checkpoints = sorted(((s, p) for s, p in found.trainer_states if s is not None), reverse=True)
+    in_checkpoints = _live_branch_first(
+        sorted(((s, p) for s, p in found.trainer_states if s is not None), reverse=True), found, warnings)
     for path in top:
         try:
             yield _read("trl_state", path, cache)
@@ -307,6 +317,38 @@ def _trainer_states(found: Discovery, warnings: list[str], cache: IngestCache | 
             return
         except UnreadableSourceError as error:
             warnings.append(f"{error} (trying the previous checkpoint)")
+
+
+LEFTOVER_AFTER_S = 600.0  # a higher checkpoint written this long before a lower one belongs to another run
+
+
+def _live_branch_first(
+    in_checkpoints: list[tuple[int, Path]], found: Discovery, warnings: list[str],
+) -> list[tuple[int, Path]]:
+    """Checkpoints' trainer states, the one to read first: the highest step, unless a lower one was written later.
+
+    A trainer writes its checkpoints in step order. A higher checkpoint written well before a lower one is left
+    from an earlier run in the same output folder (reused without clearing), or from a branch abandoned by a
+    resume from an earlier checkpoint: the latest-written trainer state holds the live run's history.
+    """
+    times: dict[Path, float] = {}
+    for _, path in in_checkpoints:
+        try:
+            times[path] = path.stat().st_mtime
+        except OSError:
+            return in_checkpoints
+    if not in_checkpoints:
+        return in_checkpoints
+    step, latest = max(in_checkpoints, key=lambda c: times[c[1]])
+    older = [(s, p) for s, p in in_checkpoints if s > step and times[latest] - times[p] > LEFTOVER_AFTER_S]
+    if not older:
+        return in_checkpoints
+    names = ", ".join(found.rel(p.parent) for _, p in older)
+    warnings.append(f"{names} {'is' if len(older) == 1 else 'are'} older than {found.rel(latest.parent)} though "
+                    f"further on: read as left from an earlier run or an abandoned branch in the same folder, and "
+                    f"{found.rel(latest)} as the live run's history; clear the folder or point assessor at the "
+                    "run you mean if that is wrong")
+    return [(step, latest), *[(s, p) for s, p in in_checkpoints if (s, p) not in older and p != latest]]
 
 
 def _source_info(source: NormalizedSource, data: SourceData, found: Discovery, unused: dict[str, str]) -> SourceInfo:
