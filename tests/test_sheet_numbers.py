@@ -441,3 +441,29 @@ def test_a_kl_reward_span_never_calls_a_reward_flat_beside_a_move_of_a_tenth_of_
         found = re.match(r"- steps \d+–\d+: reward ([+-][\d.]+), KL [^(]*\((kl \w+ reward (\w+))\)", line)
         if found and abs(float(found.group(1))) >= 0.1:
             assert found.group(3) != "flat", line
+
+
+def test_a_preferred_eval_that_was_clearly_better_at_the_other_evals_peak_is_not_called_within_its_noise(tmp_path):
+    """holdout27's blind readers: "the preferred held-out pref_accuracy was as good then (0.692 around step 800, 0.645
+    now, within its noise of 0.0146)": 0.047 apart is three noise units, and it was better then, not as good."""
+    import json
+
+    import numpy as np
+
+    from assessor import diagnose, load_run
+
+    rows = []
+    for step in range(10, 1410, 10):
+        t = step / 1400
+        rows.append({"step": step, "loss": 0.69 - 0.3 * t, "rewards/margins": 2 * t,
+                     "rewards/accuracies": 0.6 + 0.3 * t, "rewards/chosen": -t, "rewards/rejected": -3 * t})
+    loss = [0.66, 0.63, 0.61, 0.595, 0.585, 0.58, 0.575, 0.573, 0.59, 0.61, 0.63, 0.645, 0.66, 0.67]
+    acc = [0.60, 0.63, 0.65, 0.665, 0.675, 0.683, 0.69, 0.692, 0.685, 0.67, 0.66, 0.655, 0.648, 0.645]
+    for k, (lo, ac) in enumerate(zip(loss, acc, strict=True)):
+        rows.append({"step": 100 * (k + 1), "eval_loss": lo, "eval_rewards/accuracies": ac})
+    (tmp_path / "log.jsonl").write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    d = diagnose(load_run(tmp_path))
+    said = [f.observation for f in d.findings if "the preferred held-out" in f.observation]
+    assert said and all("within its noise" not in s for s in said), said
+    assert any("was better then" in s for s in said)
+    assert np.isfinite(d.eval.curves[0].noise)

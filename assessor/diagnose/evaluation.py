@@ -305,11 +305,15 @@ def _free_to_go_back(ctx: Context, fell: Finding, curve: EvalCurve, primary: str
     now = float(np.mean(values[-2:]))
     if now - then > noise:
         return fell  # the preferred eval gained since: going back costs something, the trade is the user's call
+    # Said as the numbers show it: no worse then than now by more than its noise, or clearly better then.
+    compared = (f"was better then ({num(then)} around step {curve.peak_step} against {num(now)} now, more than its "
+                f"noise of {num(noise)} apart)" if then - now > noise else
+                f"was as good then ({num(then)} around step {curve.peak_step}, {num(now)} now, within its noise of "
+                f"{num(noise)})")
     return fell.model_copy(update={
         "severity": "critical",
-        "observation": f"{fell.observation}; the preferred held-out {primary} was as good then ({num(then)} around "
-                       f"step {curve.peak_step}, {num(now)} now, within its noise of {num(noise)}), so going back "
-                       "gives up nothing on it: a better model is behind"})
+        "observation": f"{fell.observation}; the preferred held-out {primary} {compared}, so going back gives up "
+                       "nothing on it: a better model is behind"})
 
 
 def _bought_by_shortening(ctx: Context, flat: Finding) -> Finding:
