@@ -467,3 +467,19 @@ def test_a_preferred_eval_that_was_clearly_better_at_the_other_evals_peak_is_not
     assert said and all("within its noise" not in s for s in said), said
     assert any("was better then" in s for s in said)
     assert np.isfinite(d.eval.curves[0].noise)
+
+
+def test_a_kl_falling_below_zero_is_a_broken_estimate_not_a_policy_pulled_back():
+    """holdout27's blind reader: "kl stable reward down (KL falling in the table: pulled back towards the reference,
+    not drifting); KL now -12.8" on a legacy TRL PPO run whose KL estimate went negative (its penalty a bonus)."""
+    from assessor.diagnose.kl_reward import kl_not_drifting
+    from assessor.diagnose.models import SignalSummary
+
+    base = {"metric": "kl", "split": "train", "points": 100, "first_step": 1, "last_step": 100, "start": 2.0,
+            "peak": 6.0, "peak_step": 50, "trough": -12.8, "trough_step": 100, "noise": 0.5,
+            "drop_from_peak_noise": 37.6, "rise_from_trough_noise": 0.0, "trend": "falling", "trend_window_start": 60,
+            "trend_change": -10.0, "trend_change_noise": -20.0, "trend_p": 0.001}
+    below = kl_not_drifting(SignalSummary(now=-12.8, **base))
+    assert below is not None and "pulled back" not in below.split(":")[0] and "below 0" in below
+    above = kl_not_drifting(SignalSummary(now=0.5, **{**base, "trough": 0.5}))
+    assert above is not None and "pulled back" in above

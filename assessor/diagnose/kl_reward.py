@@ -312,6 +312,9 @@ def kl_not_drifting(kl: SignalSummary) -> str | None:
     levelling off into a small share of its level has flattened (`_kl_trend_now`). Said in words wherever "stable"
     sits beside a table row that reads "falling" or "rising", so the two are not taken for a contradiction.
     """
+    if kl.trend == "falling" and kl.now < 0:
+        return (f"falling below 0 in the table, to {num(kl.now)}: no KL is negative, so its estimate has broken "
+                "down (a KL penalty on it now pays the policy to move away), not pulled back")
     if kl.trend == "falling":
         return "falling in the table: pulled back towards the reference, not drifting"
     if kl.trend == "rising" and _kl_trend_now(kl) != "rising":
@@ -322,6 +325,8 @@ def kl_not_drifting(kl: SignalSummary) -> str | None:
 
 def _kl_steady(kl: SignalSummary) -> str:
     """KL's level in a stable quadrant's finding, in words that agree with the table's trend."""
+    if kl.trend == "falling" and kl.now < 0:
+        return f"KL falling below 0, to {num(kl.now)} (a broken estimate: a penalty on it is now a bonus)"
     if kl.trend == "falling":
         return f"KL falling to {num(kl.now)} (pulled back, not drifting)"
     if kl.trend == "rising":
