@@ -313,7 +313,7 @@ def kl_not_drifting(kl: SignalSummary) -> str | None:
     sits beside a table row that reads "falling" or "rising", so the two are not taken for a contradiction.
     """
     if kl.trend == "falling" and kl.now < 0:
-        return (f"falling below 0 in the table, to {num(kl.now)}: no KL is negative, so its estimate has broken "
+        return (f"falling in the table, below 0 to {num(kl.now)}: no KL is negative, so its estimate has broken "
                 "down (a KL penalty on it now pays the policy to move away), not pulled back")
     if kl.trend == "falling":
         return "falling in the table: pulled back towards the reference, not drifting"
