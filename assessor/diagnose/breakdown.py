@@ -13,7 +13,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from assessor.diagnose import robust
 from assessor.diagnose.clipping import clipped_fraction
@@ -85,7 +84,7 @@ def _departure(metric: str, reading: Reading, planned: int | None) -> _Departure
     floor = 1e-6 * float(np.max(values))
     steps, logs = series.red_steps, np.log(np.maximum(series.red_values, floor))
     n = len(logs)
-    smooth = pd.Series(logs).rolling(5, center=True, min_periods=1).median().to_numpy()
+    smooth = robust.centred_median(logs, 5, min_periods=1)
     latest = float(np.median(np.log(np.maximum(values[-max(3, series.n // 30):], floor))))
     window = max(10, n // 10)
     held = float(np.median(smooth[: n - n // 3]))
@@ -133,7 +132,7 @@ def _largest_cluster(departures: list[_Departure], span: int) -> list[_Departure
 
 
 def _reward_gained(ctx: Context, onset: int) -> bool:
-    """Whether the training reward is clearly higher since `onset` than over the stretch before it."""
+    """Whether the training reward is clearly higher since `onset` (all of it) than over the stretch before it."""
     metric = primary_reward(ctx)
     reading = ctx.book.get(metric) if metric else None
     if reading is None:

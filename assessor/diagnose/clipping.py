@@ -102,9 +102,15 @@ def clipped_fraction(ctx: Context) -> Reading | None:
     low, high = ctx.book.get("clip_ratio_low"), ctx.book.get("clip_ratio_high")
     if low is None or high is None:
         return low or high
-    frame = ctx.run.series("clip_ratio_low").to_frame("low").join(
-        ctx.run.series("clip_ratio_high").to_frame("high"), how="inner")
-    return describe("clip_ratio_region", "train", frame.index.to_numpy(), (frame["low"] + frame["high"]).to_numpy())
+
+    def both_sides() -> Reading | None:
+        frame = ctx.run.series("clip_ratio_low").to_frame("low").join(
+            ctx.run.series("clip_ratio_high").to_frame("high"), how="inner")
+        return describe("clip_ratio_region", "train", frame.index.to_numpy(),
+                        (frame["low"] + frame["high"]).to_numpy())
+
+    # Read by the clipping diagnosis and by the breakdown check: summed and described once.
+    return ctx.book.derived("clip_ratio_region", both_sides)
 
 
 def _level(total: Reading) -> list[Finding]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -65,6 +66,11 @@ def first_rise(
     base = 1e-3 * max(abs(summary.peak), abs(summary.trough))
     return next(((step, before, after) for step, before, after in sorted(rises)
                  if step > start and before > base and after >= factor * before), None)
+
+
+def logged_keys(run: Run, metric: str) -> set[str]:
+    """The keys a metric was read from, as its framework named them (without a logger's `train/` prefix)."""
+    return {key.removeprefix("train/") for key in run.source_keys(metric)}
 
 
 SCHEDULE_METRICS = frozenset({"lr"})  # set by the trainer, not measured: read as logged
@@ -181,6 +187,7 @@ class SignalBook:
 
     run: Run
     _cache: dict[tuple[str, str], Reading | None] = field(default_factory=dict)
+    _derived: dict[str, Reading | None] = field(default_factory=dict)
 
     def get(self, metric: str, split: Split = "train") -> Reading | None:
         """The reading of one metric, or None when it is absent or too short."""
@@ -193,6 +200,15 @@ class SignalBook:
                 reading = replace(reading, averaged_steps=interval)
             self._cache[key] = reading
         return self._cache[key]
+
+    def derived(self, name: str, build: Callable[[], Reading | None]) -> Reading | None:
+        """A reading computed from others (a sum of two logged curves), built on first use and kept.
+
+        Kept apart from the logged readings: `all_summaries` lists what the run logged.
+        """
+        if name not in self._derived:
+            self._derived[name] = build()
+        return self._derived[name]
 
     def summary(self, metric: str, split: Split = "train") -> SignalSummary | None:
         """Just the summary."""
