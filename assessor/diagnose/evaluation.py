@@ -597,24 +597,28 @@ def _late_rise(steps: np.ndarray, score: np.ndarray, noise: float) -> bool:
     evaluations, no clear rise of one quarter over the next; the slope of the whole latest half does show it.
     """
     half = len(score) // 2
-    if half < LATE_RISE_MIN_EVALS or noise <= 0:
-        return False
-    fit = robust.theil_sen(score[-half:], steps[-half:].astype(np.float64), alpha=0.90)
-    return fit.low_slope > 0 and float(score[-1]) >= float(np.max(score)) - noise
+    return half >= LATE_RISE_MIN_EVALS and _climbs_to_latest(steps, score, noise, since=len(score) - half)
 
 
 def _climbed(steps: np.ndarray, score: np.ndarray, noise: float) -> bool:
     """All the evaluations climb together, up to the latest one (within its noise of the best).
 
-    The climb is beyond what their noise could draw: the Theil-Sen slope's 90% lower bound is above 0.
-
     Start against now compares two single noisy evaluations; a dozen evaluations of a 400-problem set rising by
     a noise unit or two in all show their climb only as a slope.
     """
-    if len(score) < LATE_RISE_MIN_EVALS or noise <= 0:
+    return len(score) >= LATE_RISE_MIN_EVALS and _climbs_to_latest(steps, score, noise, since=0)
+
+
+def _climbs_to_latest(steps: np.ndarray, score: np.ndarray, noise: float, since: int) -> bool:
+    """The evaluations from index `since` on climb, up to now: not a rise, then a fall.
+
+    Climb: the Theil-Sen slope's 90% lower bound is above 0. Up to now: the latest evaluation is within its noise of
+    the best of all of them.
+    """
+    if noise <= 0:
         return False
-    fit = robust.theil_sen(score, steps.astype(np.float64), alpha=0.90)
-    return fit.low_slope > 0 and float(score[-1]) >= float(np.max(score)) - noise  # up to now, not rise-then-fall
+    fit = robust.theil_sen(score[since:], steps[since:].astype(np.float64), alpha=0.90)
+    return fit.low_slope > 0 and float(score[-1]) >= float(np.max(score)) - noise
 
 
 def _slowing(steps: np.ndarray, score: np.ndarray) -> bool:

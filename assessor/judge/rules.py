@@ -191,7 +191,7 @@ def _eval_holds_gain(d: Diagnostics) -> bool:
     curve = next((c for c in d.eval.curves if c.metric == f"eval/{d.eval.metric}"), None)
     if curve is None or any(f.kind == "eval_declining" for f in d.eval.findings):
         return False
-    return _sign(curve) * (curve.now - curve.start) > 2 * curve.noise
+    return _holds_gain(curve)
 
 
 def _warming_up(d: Diagnostics) -> bool:
@@ -264,15 +264,16 @@ def _learning_anyway(d: Diagnostics) -> bool:
     Holds: its latest level stands clear of where it started, not only its best evaluation (the luckiest of many
     draws of a flat curve tops its start by two noise units easily).
     """
-    if any(c.moved and c.decline_noise < 2.0 and _sign(c) * (c.now - c.start) > 2 * c.noise for c in d.eval.curves):
+    if any(c.moved and c.decline_noise < 2.0 and _holds_gain(c) for c in d.eval.curves):
         return True
     curve = d.signals.get(d.reward.metric or "")
     return curve is not None and curve.noise > 0 and (curve.now - curve.start) / curve.noise >= CLEAR_RISE_NOISE
 
 
-def _sign(c: EvalCurve) -> float:
-    """+1 where a higher evaluation is better, -1 for a held-out loss or error rate."""
-    return -1.0 if c.metric.removeprefix("eval/") in LOWER_IS_BETTER else 1.0
+def _holds_gain(c: EvalCurve) -> bool:
+    """The eval's latest level stands more than two noise units better than its first evaluation."""
+    sign = -1.0 if c.metric.removeprefix("eval/") in LOWER_IS_BETTER else 1.0
+    return sign * (c.now - c.start) > 2 * c.noise
 
 
 def _eval_still_climbing(d: Diagnostics) -> bool:
