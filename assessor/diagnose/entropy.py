@@ -16,7 +16,7 @@ from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.kl_reward import primary_reward
 from assessor.diagnose.models import EntropyDiagnosis, Finding, Severity
-from assessor.diagnose.signals import Reading, lasting_damage, passing_jump, significant_change
+from assessor.diagnose.signals import Reading, lasting_damage, logged_keys, passing_jump, significant_change
 from assessor.run import Run
 
 BLOW_UP_NATS = math.log(10)  # per-token perplexity up tenfold from the start
@@ -122,13 +122,13 @@ def summed_over_sequence(reading: Reading) -> bool:
 SEQUENCE_ENTROPY_KEYS = frozenset({"objective/entropy"})
 
 
-def entropy_keys_summed(run: Run) -> bool:
-    """Whether the run's entropy was read from a key that sums over the sequence (whatever its level)."""
-    keys = {key.removeprefix("train/") for key in run.source_keys("entropy")}
-    return bool(keys) and keys <= SEQUENCE_ENTROPY_KEYS
+def entropy_summed(run: Run, start: float | None, now: float | None, ln_vocab: float | None) -> bool:
+    """Whether the run's entropy is summed over each completion: read from a key that sums it, or above ln(vocab)."""
+    keys = logged_keys(run, "entropy")
+    return (bool(keys) and keys <= SEQUENCE_ENTROPY_KEYS) or _above_uniform(start, now, ln_vocab)
 
 
-def above_uniform(start: float | None, now: float | None, ln_vocab: float | None) -> bool:
+def _above_uniform(start: float | None, now: float | None, ln_vocab: float | None) -> bool:
     """Whether an entropy curve sits above ln(vocabulary), which no per-token entropy can.
 
     Then it is summed over the sequence (TRL's PPO `objective/entropy`), and the uniform-noise ceiling, a per-token

@@ -15,7 +15,7 @@ import numpy as np
 from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.models import Finding, KlRewardDiagnosis, Quadrant, QuadrantSpan, Severity, SignalSummary
-from assessor.diagnose.signals import Reading, first_rise, lasting_damage, passing_jump, settled_step
+from assessor.diagnose.signals import Reading, first_rise, lasting_damage, logged_keys, passing_jump, settled_step
 from assessor.run import Run, RunFacts
 
 TIMELINE_WINDOWS = 6
@@ -422,7 +422,7 @@ SEQUENCE_KL_KEYS = frozenset({"objective/kl", "loss/kl"})
 
 def kl_summed_over_sequence(run: Run) -> bool:
     """Whether the logged KL is a sum over each completion's tokens (TRL's PPO-style keys), not nats per token."""
-    keys = {key.removeprefix("train/") for key in run.source_keys("kl")}
+    keys = logged_keys(run, "kl")
     # `loss/kl` is TRL's only where TRL wrote it; a loop of one's own may log a per-token KL under that name.
     trl_only = {"loss/kl"} if run.facts.framework != "trl" else set()
     return bool(keys) and keys <= SEQUENCE_KL_KEYS - trl_only

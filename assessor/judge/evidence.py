@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assessor.diagnose.entropy import above_uniform, entropy_keys_summed
+from assessor.diagnose.entropy import entropy_summed
 from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.kl_reward import coefficient_scaled, kl_not_drifting, kl_summed_over_sequence
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
@@ -464,7 +464,7 @@ def generation_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, An
             "truncated_now": ln.clipped_ratio_now, "reward_correlation": ln.length_reward_correlation},
         "entropy": None if en.pattern == "absent" else {
             "pattern": en.pattern.replace("_", " "), "start": en.start, "now": en.now, "ln_vocab": en.ln_vocab,
-            "summed": above_uniform(en.start, en.now, en.ln_vocab) or entropy_keys_summed(run)},
+            "summed": entropy_summed(run, en.start, en.now, en.ln_vocab)},
         "clipping": None if cl.level_now is None and not cl.exactly_zero else {
             "now": cl.level_now, "low": cl.low_now, "high": cl.high_now, "trend": cl.trend,
             "exactly_zero": cl.exactly_zero},

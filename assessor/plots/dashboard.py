@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from assessor.diagnose import robust
-from assessor.diagnose.entropy import above_uniform, entropy_keys_summed
+from assessor.diagnose.entropy import entropy_summed
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS, logs_loss_only
 from assessor.diagnose.models import Diagnostics, SignalSummary, Stretch
 from assessor.plots import style
@@ -321,8 +321,7 @@ def _entropy_panel(ax: Axes, data: FigureData) -> None:
     if ln_vocab is None and data.run.facts.vocab_size:
         ln_vocab = math.log(data.run.facts.vocab_size)
     summary = data.summary("entropy")
-    summed = summary is not None and (above_uniform(summary.start, summary.now, ln_vocab)
-                                      or entropy_keys_summed(data.run))
+    summed = summary is not None and entropy_summed(data.run, summary.start, summary.now, ln_vocab)
     if summed:  # a sequence sum (TRL PPO): the per-token ceiling is no line for it
         ax.set_title("Entropy, summed over the sequence", loc="left")
     elif ln_vocab is not None and not curve.empty:
