@@ -96,6 +96,23 @@ def test_a_malicious_pickle_is_never_executed(tmp_path):
     assert not (tmp_path / "pwned").exists()
 
 
+@pytest.mark.parametrize("payload", [
+    b"\x80\x04\x95placeholder",  # a frame header claiming ~8 EB: unpickling it is a MemoryError
+    b"\x80\x04\x95\x05\x00\x00\x00\x00\x00\x00\x00}\x94(",  # cut mid-dict
+    b"\x80\x02cbuiltins\nint\n",  # cut mid-opcode
+    b"not a pickle at all",
+])
+def test_a_stray_or_torn_training_args_bin_costs_its_facts_not_the_run(tmp_path, payload):
+    run = tmp_path / "run"
+    (run / "checkpoint-10").mkdir(parents=True)
+    (run / "checkpoint-10" / "training_args.bin").write_bytes(payload)
+    assert read_config_file(run / "checkpoint-10" / "training_args.bin", "checkpoint-10/training_args.bin") == {}
+    state = {"global_step": 10, "max_steps": 100, "log_history": [{"step": s, "reward": 0.1 * s} for s in range(1, 11)]}
+    (run / "checkpoint-10" / "trainer_state.json").write_text(json.dumps(state), encoding="utf-8")
+    loaded = load_run(run)
+    assert loaded.facts.planned_total_steps == 100  # the trainer state still says it
+
+
 def test_verl_hydra_config_and_kl_loss_switch(tmp_path):
     (tmp_path / ".hydra").mkdir()
     (tmp_path / ".hydra" / "config.yaml").write_text(

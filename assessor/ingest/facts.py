@@ -197,7 +197,7 @@ def read_config_file(path: Path, rel: str) -> dict[str, Fact]:
     """Facts from one config file (JSON, YAML, or HF `training_args.bin`); empty when unreadable."""
     try:
         if path.suffix == ".bin":
-            config = _read_training_args_bin(path)
+            config = _read_training_args_bin_or_nothing(path)
         elif path.suffix in (".yaml", ".yml"):
             config = load_yaml(path.read_text(encoding="utf-8", errors="replace"))
         else:
@@ -287,6 +287,21 @@ class _SafeUnpickler(pickle.Unpickler):
 
     def persistent_load(self, pid: Any) -> Any:
         return None  # tensor storages: never needed for the arguments we read
+
+
+def _read_training_args_bin_or_nothing(path: Path) -> Mapping[str, Any]:
+    """`_read_training_args_bin`, or nothing for a file that is no pickle we can read.
+
+    Unpickling stray bytes fails in more ways than pickle's own errors: a frame header that claims exabytes is a
+    MemoryError, a truncated opcode an IndexError or struct.error. A placeholder or half-copied `training_args.bin`
+    must cost the run its config facts, never the whole reading.
+    """
+    try:
+        return _read_training_args_bin(path)
+    except OSError:
+        raise
+    except Exception:  # any failure of a stray pickle means "unreadable", handled as such
+        return {}
 
 
 def _read_training_args_bin(path: Path) -> Mapping[str, Any]:
