@@ -184,7 +184,7 @@ def _eval_curve(ctx: Context, evaluation: EvalDiagnosis, metric: str) -> _Curve 
     noise, floored = measured_eval_noise(score)
     # With few evaluations the table and the decline test read them no finer than their sampling error; "as good
     # as the best" stays strict (their own spread), and the text names both so neither reads as the other.
-    quoted = decline_noise(metric, values, score)
+    quoted = decline_noise(metric, values, score, ctx.run.source_keys(metric, "eval"))
     # "As good as the best" is strict: a pass rate within one sampling error of the best score, when the set
     # size shows, else within the error of a difference of two evaluations (which a collapse after the peak
     # inflates). A pass rate so smooth that its spread is at the floor (an averaged or exported curve) says

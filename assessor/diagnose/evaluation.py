@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Collection
 
 import numpy as np
 
@@ -212,10 +213,11 @@ def _best_resolved_first(ctx: Context, metrics: list[str]) -> list[str]:
     # canonical `reward_mean`); a score that is no pass rate shows none and is not compared.
     # A benchmark's name caps what its scores show: AIME averaged over 16 samples moves in 1/480ths, but its 30
     # problems are what the sampling error is made of.
+    keys = {m: ctx.run.source_keys(m, "eval") for m in metrics}
     sizes = {m: size for m in metrics if (_accuracy_like(m) or _pass_rate_name(m) or m == "reward_mean"
-                                          or _named_size(m) is not None)
+                                          or _named_size(m, keys[m]) is not None)
              and (size := _smallest(_set_size(m, ctx.run.series(m, "eval").to_numpy(), any_name=True),
-                                    _named_size(m))) is not None}
+                                    _named_size(m, keys[m]))) is not None}
     first = sizes.get(metrics[0])
     if first is None:
         return metrics
@@ -230,9 +232,14 @@ def _best_resolved_first(ctx: Context, metrics: list[str]) -> list[str]:
 _NAMED_SIZES = (("aime", 30), ("amc", 40), ("gpqa", 198), ("math500", 500), ("gsm8k", 1319), ("humaneval", 164))
 
 
-def _named_size(metric: str) -> int | None:
-    """The problem count a benchmark's name implies (`aime24` 30, `math500` 500), or None."""
-    return next((size for token in _tokens(metric) for stem, size in _NAMED_SIZES if token.startswith(stem)), None)
+def _named_size(metric: str, keys: Collection[str] = ()) -> int | None:
+    """The problem count a benchmark's name implies (`aime24` 30, `math500` 500), or None.
+
+    `keys`: what the framework logged it as, which may name the benchmark where the canonical name does not
+    (OpenRLHF's `eval_math500_pass1` is the held-out `reward_mean`).
+    """
+    tokens = _tokens(metric).union(*map(_tokens, keys))
+    return next((size for token in sorted(tokens) for stem, size in _NAMED_SIZES if token.startswith(stem)), None)
 
 
 def _smallest(*sizes: int | None) -> int | None:
@@ -300,7 +307,7 @@ def _free_to_go_back(ctx: Context, fell: Finding, curve: EvalCurve, primary: str
     steps, values = series.index.to_numpy(), series.to_numpy()
     if much_coarser(curve.set_size, _set_size(primary, values)):
         return fell  # a much coarser benchmark (AIME's 30 problems beside MATH-500) can fall by its own draws
-    noise = decline_noise(primary, values, eval_score(primary, values))
+    noise = decline_noise(primary, values, eval_score(primary, values), ctx.run.source_keys(primary, "eval"))
     then = float(np.mean(_around_peak(values, int(np.argmin(np.abs(steps - curve.peak_step))))))
     now = float(np.mean(values[-2:]))
     if now - then > noise:
@@ -410,7 +417,7 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
         return out
     if float(np.ptp(values)) == 0.0:
         return out  # identical at every evaluation: no peak to read (see `_curve`)
-    noise = decline_noise(metric, values, score)
+    noise = decline_noise(metric, values, score, ctx.run.source_keys(metric, "eval"))
     recent = float(np.mean(score[-2:]))  # two evaluations, so one unlucky one does not call a decline
     # The best of many noisy evaluations is a lucky one: its level is read with its neighbours, so a single
     # high draw among twenty evaluations does not pass for a peak the model has since fallen from.
@@ -513,7 +520,7 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
     if len(values) < 3:
         return None, []
     score = eval_score(metric, values)
-    noise = decline_noise(metric, values, score)
+    noise = decline_noise(metric, values, score, ctx.run.source_keys(metric, "eval"))
     peak_index = int(np.argmax(score))
     # A decline is read on the evaluations after the peak (up to the last two): a latest evaluation that is
     # the peak has fallen from nothing, whatever the one before it scored.
@@ -892,7 +899,7 @@ NOISE_EVALS = 10  # evaluations (eight second differences) before their own spre
 ROBUST_DOUBT = 2.0  # plain over robust spread of a few evaluations' differences: the robust one drew low
 
 
-def decline_noise(metric: str, values: np.ndarray, score: np.ndarray) -> float:
+def decline_noise(metric: str, values: np.ndarray, score: np.ndarray, keys: Collection[str] = ()) -> float:
     """The noise a held-out decline is measured against: the eval-to-eval noise, read off the evaluations.
 
     With fewer than `NOISE_EVALS` evaluations that spread is a guess (three differences can look steady by luck),
@@ -906,14 +913,15 @@ def decline_noise(metric: str, values: np.ndarray, score: np.ndarray) -> float:
         # The robust spread of a few differences is the suspect only when the plain one is more than twice it. A
         # benchmark named for its size is read no finer than that size allows (HumanEval's 164 problems), whatever
         # grid its rounded scores fit (three decimals fit 1,000 problems).
-        sampling = max(sampling_error(metric, values) or 0.0, _named_sampling_error(metric, values) or 0.0)
+        # The name may be that of a key it was logged as (`keys`).
+        sampling = max(sampling_error(metric, values) or 0.0, _named_sampling_error(metric, values, keys) or 0.0)
         noise = max(noise, sampling, plain if plain > ROBUST_DOUBT * noise else 0.0)
     return noise
 
 
-def _named_sampling_error(metric: str, values: np.ndarray) -> float | None:
+def _named_sampling_error(metric: str, values: np.ndarray, keys: Collection[str] = ()) -> float | None:
     """A pass rate's sampling error at its best level on the problem count its benchmark's name implies."""
-    size, rate = _named_size(metric), _as_rate(metric, values, any_name=True)
+    size, rate = _named_size(metric, keys), _as_rate(metric, values, any_name=True)
     if size is None or rate is None:
         return None
     p, scale = rate

@@ -236,7 +236,7 @@ def _held_out_rose_since(ctx: Context, step: int) -> bool:
         if since.sum() < 4:
             continue
         score = eval_score(metric, values)
-        noise = decline_noise(metric, values, score)
+        noise = decline_noise(metric, values, score, ctx.run.source_keys(metric, "eval"))
         part = score[since]
         if noise > 0 and (float(np.mean(part[-2:])) - float(np.mean(part[:2]))) / noise >= HELD_OUT_GAIN_NOISE:
             return True
@@ -475,8 +475,9 @@ def _findings(
                            "without drifting", [since]))
     elif quadrant == "kl_stable_reward_flat":
         out.append(finding("kl_reward", quadrant, "watch",
-                           f"{_kl_steady(kl)} and {reward_level} flat: the run is neither improving nor "
-                           "drifting now", [since]))
+                           # "no established trend", the table's words: a fit the test cannot call is not "flat"
+                           f"{_kl_steady(kl)} and {reward_level} with no established trend: the run is not clearly "
+                           "improving or drifting now", [since]))
     else:
         out.append(finding("kl_reward", quadrant, "warning",
                            f"{reward_move} with {_kl_steady(kl)}", [since]))
