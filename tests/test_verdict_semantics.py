@@ -2385,3 +2385,40 @@ def test_a_share_of_groups_solved_or_failed_falling_is_no_task_score_falling(tmp
                    config={"max_steps": 2500})
     assert "reward_hacking" not in {f.kind for f in diagnose(run).findings}
     assert verdict(run).decision == "continue"
+
+
+def test_a_benchmark_named_only_in_the_key_it_was_logged_as_is_read_no_finer_than_its_size(tmp_path):
+    """holdout29's live check of an OpenRLHF run at step 150: MATH-500 (`eval_math500_pass1`, read as the held-out
+    `reward_mean`) at 0.412, 0.412, 0.394, 0.390 was called a decline of 4.8 eval-to-eval noise units and rolled back
+    to step 50. On 500 problems one evaluation is off by about 0.022: the dip is one of those, not a decline."""
+    steps = np.arange(1, 151)
+    reward = 0.30 + 0.03 * steps / 150 + ar1(101, 150, 0.3, 0.01)
+    pass1 = {0: 0.412, 50: 0.412, 100: 0.394, 150: 0.39}
+    lines = ["Evaluation completed in 88.41 seconds, global_step 0, eval_metrics: {'eval_math500_pass1': 0.412}"]
+    for step in steps:
+        lines.append(f"✨ Global step {step}: {{'reward': {reward[step - 1]:.6f}, 'kl': {0.004 + 1e-5 * step:.6g}, "
+                     f"'actor_lr': 1e-06, 'actor_grad_norm': 0.33}}")
+        if step in pass1:
+            lines.append(f"Evaluation completed in 91.70 seconds, global_step {step}, eval_metrics: "
+                         f"{{'eval_math500_pass1': {pass1[step]}}}")
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = load_run(tmp_path)
+    d = diagnose(run)
+    assert d.eval.curves and d.eval.curves[0].decline_noise >= math.sqrt(0.412 * 0.588 / 500) - 1e-9
+    assert "eval_declining" not in {f.kind for f in d.findings}
+    assert verdict(run).decision != "rollback"
+
+
+def test_a_penalty_not_yet_phased_in_is_no_task_component_stuck_at_its_floor(tmp_path):
+    """holdout29's live checks of a hand-written GRPO loop whose length penalty ramps in from step 300: before it,
+    `reward/len_penalty` is 0 on every step while `reward/correct` climbs, and the run was stopped at steps 100-300
+    as 'the task component never leaves its floor (len_penalty at 0)'. A penalty or format term resting at 0 is no
+    task left unsolved; the correctness reward beside it is what says the task."""
+    n = 200
+    steps = np.arange(1, n + 1)
+    correct = 0.50 + 0.08 * steps / n + ar1(102, n, 0.3, 0.02)
+    run = make_run(tmp_path, reward__total=correct, reward__correct=correct, reward__len_penalty=np.zeros(n),
+                   kl=1e-5 * steps, grad_norm=0.3 + ar1(103, n, 0.3, 0.02))
+    d = diagnose(run)
+    assert "no_learning_signal" not in {f.kind for f in d.findings}, d.findings
+    assert verdict(run).decision == "continue"

@@ -390,6 +390,13 @@ def _measure_shares(
 
 
 FORMAT_WORDS = ("format", "xml", "tag", "style", "length", "len_", "think", "reasoning")
+PENALTY_WORDS = ("penalt", "punish", "cost")
+
+
+def _shaping(name: str) -> bool:
+    """A component that shapes how the answer looks or how long it is, or takes something off: not the task."""
+    lowered = name.lower()
+    return any(word in lowered for word in FORMAT_WORDS + PENALTY_WORDS)
 
 
 def _modal(values: np.ndarray) -> tuple[float, float]:
@@ -459,7 +466,8 @@ def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> F
     held_out = _far_below_held_out(ctx, reward)
     if held_out is not None and not rising and never_rose and not reasons:
         reasons.append(held_out)
-    floor = [c for c in out.constant_components if c.at_floor and c.share >= PINNED_SHARE]
+    # A penalty or format term resting at 0 is no task left unsolved (a length penalty not phased in yet).
+    floor = [c for c in out.constant_components if c.at_floor and c.share >= PINNED_SHARE and not _shaping(c.name)]
     moving = [m for m in ctx.run.metric_names() if m.startswith(COMPONENT_PREFIX) and m.endswith("_mean")
               and m[len(COMPONENT_PREFIX):-len("_mean")] not in {c.name for c in out.constant_components}]
     unlogged = _unlogged_part_at_zero(ctx, reward)
