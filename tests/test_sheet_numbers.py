@@ -483,3 +483,51 @@ def test_a_kl_falling_below_zero_is_a_broken_estimate_not_a_policy_pulled_back()
     assert below is not None and "pulled back" not in below.split(":")[0] and "below 0" in below
     above = kl_not_drifting(SignalSummary(now=0.5, **{**base, "trough": 0.5}))
     assert above is not None and "pulled back" in above
+
+
+def test_a_grpo_held_out_loss_row_says_it_is_the_surrogate_not_a_quality_measure(tmp_path):
+    """holdout29's blind readers met an `eval/loss` row (TRL's GRPO evaluation, +-0.0003) "falling (-6.2 since 0)"
+    with nothing saying how to read it. A preference run's held-out loss is its quality measure and keeps no note."""
+    import json
+
+    import numpy as np
+
+    from tests.runs import ar1, make_run
+
+    n = 300
+    reward = 0.3 + 0.2 * np.arange(n) / n + ar1(71, n, 0.3, 0.01)
+    run = make_run(tmp_path / "grpo", reward=reward, kl=np.linspace(0.0, 0.01, n))
+    log = tmp_path / "grpo" / "log.jsonl"
+    lines = log.read_text(encoding="utf-8").splitlines()
+    lines += [json.dumps({"step": s, "eval_loss": 0.0003 * (-1) ** (s // 50), "eval_reward": 0.3 + s / 2000})
+              for s in range(50, n + 1, 50)]
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = load_run(tmp_path / "grpo")
+    text = export_prompt(JudgeRequest(run=run, diagnostics=diagnose(run), plots=[]), images=False).user
+    row = next(x for x in text.splitlines() if x.startswith("| eval/loss |"))
+    assert "surrogate on held-out prompts: no quality measure" in row, row
+    dpo = tmp_path / "dpo"
+    make_run(dpo, loss=0.69 - 0.2 * np.arange(n) / n + ar1(72, n, 0.3, 0.005),
+             rewards__margins=np.linspace(0, 2, n), config={"beta": 0.1})
+    lines = (dpo / "log.jsonl").read_text(encoding="utf-8").splitlines()
+    lines += [json.dumps({"step": s, "eval_loss": 0.69 - s / 1000}) for s in range(50, n + 1, 50)]
+    (dpo / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = load_run(dpo)
+    text = export_prompt(JudgeRequest(run=run, diagnostics=diagnose(run), plots=[]), images=False).user
+    assert "no quality measure" not in text
+
+
+def _not_established(text: str) -> set[str]:
+    return {m[1] for m in re.finditer(r"^\| ([^|]+?) \|.*\| not established \(", text, re.M)}
+
+
+@pytest.mark.parametrize("name", REAL_RUN_NAMES)
+def test_a_signal_the_table_calls_not_established_is_called_flat_nowhere_else(name):
+    """holdout29's blind readers met "kl stable and reward_mean 0.548 flat" and "length: 608 → 1024 tokens, trend
+    flat" beside the table's "not established (+3.4)" and "(+3.7)" for the same two signals."""
+    text = user_text(name)
+    unsettled = _not_established(text)
+    if "response_length_mean" in unsettled:
+        assert not re.search(r"^- length: .*trend flat", text, re.M), name
+    for signal in unsettled:
+        assert not re.search(rf"{re.escape(signal)} {NUM} flat\b", text), (name, signal)

@@ -310,6 +310,7 @@ def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
             and not (k in SCHEDULE_SIGNALS and d.signals[k].peak == d.signals[k].trough)] + _eval_keys(d)
     rows = []
     noise_of = {c.metric: c.noise for c in d.eval.curves}
+    surrogates = _held_out_surrogates(d, keys)
     # Series the diagnosis reads from a reward rescale on: their start, peak and trough are the new scale's.
     rescaled = next((f.steps[0] for f in d.findings if f.kind == "reward_rescaled" and f.steps), None)
     for key in keys:
@@ -336,8 +337,22 @@ def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
                 row.update(now=e.now, now_step=e.now_step)
                 if (e.now > row["trough"]) if lower_is_better else (e.now < row["trough"]):
                     row.update(trough=e.now, trough_step=e.now_step)
+        row["surrogate"] = key in surrogates
         rows.append(row)
     return rows
+
+
+def _held_out_surrogates(d: Diagnostics, keys: list[str]) -> set[str]:
+    """Held-out loss rows of a policy-gradient run that no eval finding reads: its surrogate on held-out prompts.
+
+    TRL's GRPO evaluation logs `eval_loss`, a clipped objective on zero-mean advantages that sits near 0 and moves
+    by chance; shown without a word it reads as a held-out loss falling "6 noise units".
+    """
+    if d.reward.metric is None or (d.run.algorithm or "") in PREFERENCE_ALGORITHMS:
+        return set()
+    read = {c.metric for c in d.eval.curves}
+    return {k for k in keys if k.startswith("eval/") and "loss" in re.split(r"[^a-z0-9]+", k.lower())
+            and k not in read}
 
 
 def reward_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
@@ -455,12 +470,24 @@ def learning_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
     }
 
 
+def _as_the_table_reads(trend: str | None, s: SignalSummary | None) -> str | None:
+    """A trend word as the signals table writes it: "not established", never "flat", over three noise units.
+
+    A reader met "length 608 -> 1024 tokens, trend flat" beside the table's "not established (+3.7)".
+    """
+    if trend == "flat" and s is not None and s.trend_change_noise is not None and abs(s.trend_change_noise) >= 3:
+        return "not established"
+    return trend
+
+
 def generation_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
     """Length, entropy, ratio clipping and the loss pattern."""
     ln, en, cl, lo = d.length, d.entropy, d.clipping, d.loss
     return {
         "length": None if ln.now is None else {
-            "start": ln.start, "now": ln.now, "trend": ln.trend, "cap": ln.cap, "at_cap": ln.at_cap_fraction,
+            "start": ln.start, "now": ln.now,
+            "trend": _as_the_table_reads(ln.trend, d.signals.get("response_length_mean")), "cap": ln.cap,
+            "at_cap": ln.at_cap_fraction,
             "truncated_now": ln.clipped_ratio_now, "reward_correlation": ln.length_reward_correlation},
         "entropy": None if en.pattern == "absent" else {
             "pattern": en.pattern.replace("_", " "), "start": en.start, "now": en.now, "ln_vocab": en.ln_vocab,
