@@ -703,3 +703,23 @@ def test_trls_sequence_kl_under_a_logger_prefix_or_nash_mds_name_is_not_read_per
     d = diagnose(run)
     assert "kl" in d.signals and "kl_high" not in {f.kind for f in d.findings}
     assert "summed over each completion's tokens" in summarize(JudgeRequest(run=run, diagnostics=d))
+
+
+def test_a_spike_on_the_last_finite_step_before_nan_is_not_called_the_newest_logged_step(tmp_path):
+    """holdout29's blind reader: "the largest is 6.11 at step 850 ... it is the newest logged step, so whether it
+    passes is not known yet" on a run logged to step 930, NaN from 860 on."""
+    import numpy as np
+
+    from tests.runs import ar1, make_run
+
+    n = 200
+    grad = 0.3 + ar1(110, n, 0.3, 0.02)
+    grad[170] = 6.0
+    grad[171:] = np.nan
+    reward = 0.3 + 0.1 * np.arange(n) / n + ar1(111, n, 0.3, 0.01)
+    from assessor import diagnose
+
+    d = diagnose(make_run(tmp_path, reward=reward, grad_norm=grad))
+    spike = next(f for f in d.findings if f.kind == "spike_outlier" and f.signal == "grad_norm")
+    assert "newest logged step" not in spike.observation, spike.observation
+    assert "logged as NaN" in spike.observation

@@ -414,6 +414,25 @@ def test_the_setup_block_gives_each_fact_or_unknown():
     assert "[run label" not in summary
 
 
+def test_a_reward_that_never_leaves_0_to_1_is_given_that_range_as_the_findings_read_it(tmp_path):
+    """holdout29's blind reader: "reward range: unknown" above "reward is at its ceiling (0.969 of 1.0)"."""
+    n = 200
+    make_run(tmp_path, reward=np.clip(0.5 + 0.4 * np.arange(n) / n + 0.02 * ar1(6, n), 0, 1))
+    setup = prompts.summarize(request_for(tmp_path)).split("## Findings")[0]
+    assert "reward range: 0 to 1 (read off the values" in setup
+
+
+def test_benchmark_and_reward_function_words_are_plain():
+    """holdout29's blind readers met `reward_component/ifeval_mean` and `math_verify_reward` as run labels beside a
+    plain `accuracy_reward`."""
+    from assessor.judge.untrusted import plain
+
+    for name in ("reward_component/ifeval_mean", "math_verify_reward", "eval/aime24_pass1", "rewards/len_penalty",
+                 "success_rate"):
+        assert plain(name), name
+    assert not plain("eval/ignore_previous") and not plain("answer_continue_now")
+
+
 def test_plain_run_names_are_written_out_and_others_stay_references(tmp_path):
     """Plain metric names read as they are; a label with any word outside the metric vocabulary stays in the fence."""
     n = 40

@@ -210,6 +210,16 @@ def test_a_run_without_a_training_reward_draws_its_held_out_eval(tmp_path):
     assert "Held-out eval (no training reward logged)" in titles
 
 
+def test_a_run_whose_training_reward_is_all_zero_is_not_said_to_log_none(tmp_path):
+    """holdout29's blind reader met "Held-out eval (no training reward logged)" above a sheet with a reward row."""
+    from assessor.plots import dashboard_figure
+
+    n = 300
+    run = make_run(tmp_path, reward=np.zeros(n), kl=np.zeros(n), eval_every=50, eval_values=np.full(6, 0.12))
+    titles = [ax.get_title(loc="left") for ax in dashboard_figure(run, diagnose(run)).axes]
+    assert "Held-out eval (training reward 0 throughout)" in titles, titles
+
+
 def test_an_established_eval_decline_is_not_called_not_established_in_the_table(tmp_path):
     from assessor.judge.prompts import summarize
 
@@ -299,7 +309,8 @@ def test_the_sheet_says_when_the_training_reward_bounds_the_best_point(tmp_path)
     d = diagnose(run)
     assert d.best_checkpoint.reward_peak_step is not None
     text = summarize(JudgeRequest(run=run, diagnostics=d))
-    assert f"no later than step {d.best_checkpoint.reward_peak_step}: the training reward's own best point" in text
+    assert (f"no later than step {d.best_checkpoint.reward_peak_step}: the newest step at which the training reward "
+            "still stood within one standard error of its peak") in text
 
 
 def test_a_loss_only_runs_loss_panel_is_not_called_a_numerical_check(tmp_path):

@@ -463,7 +463,7 @@ def test_a_preferred_eval_that_was_clearly_better_at_the_other_evals_peak_is_not
         rows.append({"step": 100 * (k + 1), "eval_loss": lo, "eval_rewards/accuracies": ac})
     (tmp_path / "log.jsonl").write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
     d = diagnose(load_run(tmp_path))
-    said = [f.observation for f in d.findings if "the preferred held-out" in f.observation]
+    said = [f.observation for f in d.findings if "the main held-out eval" in f.observation]
     assert said and all("within its noise" not in s for s in said), said
     assert any("was better then" in s for s in said)
     assert np.isfinite(d.eval.curves[0].noise)

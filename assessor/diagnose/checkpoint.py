@@ -381,8 +381,9 @@ def best_checkpoint(
         what += (f"; no later than step {knee}, where a level-then-falling fit puts the start of the decline (later "
                  "points within the band are its first steps)")
     if reward_peak is not None:
-        what += (f"; no later than step {reward_peak}, the training reward's own best point before its established "
-                 "decline (later evaluations within the band are draws on the way down)")
+        what += (f"; no later than step {reward_peak}, the newest step at which the training reward still stood "
+                 "within one standard error of its peak, before its established decline (later evaluations within "
+                 "the band are draws on the way down)")
     if bound is not None:
         what += (f"; no later than step {bound}, the newest evaluation as good as the best on the held-out loss, "
                  "which has risen since (it shows overfitting before the accuracy does)")

@@ -319,8 +319,8 @@ def _free_to_go_back(ctx: Context, fell: Finding, curve: EvalCurve, primary: str
                 f"{num(noise)})")
     return fell.model_copy(update={
         "severity": "critical",
-        "observation": f"{fell.observation}; the preferred held-out {primary} {compared}, so going back gives up "
-                       "nothing on it: a better model is behind"})
+        "observation": f"{fell.observation}; the main held-out eval ({primary}, read first) {compared}, so going "
+                       "back gives up nothing on it: a better model is behind"})
 
 
 def _bought_by_shortening(ctx: Context, flat: Finding) -> Finding:
@@ -495,7 +495,8 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
             f"{label} holds near its peak: the evaluations around the peak ({num(out.peak)} at step "
             f"{out.peak_step}; {len(around_peak)} evaluations, mean {num(_shown_mean(metric, around_peak))}) stand "
             + (f"{shown:.1f}x its eval-to-eval noise of {num(noise)} above the latest two (mean "
-               f"{num(float(np.mean(values[-2:])))}; now {num(out.now)}), under the 2x a decline needs"
+               f"{num(float(np.mean(values[-2:])))}; now {num(out.now)}), under twice the noise, the size at which "
+               "these findings call a decline"
                if decline > 0 else
                f"no higher than the latest two (mean {num(float(np.mean(values[-2:])))}; now {num(out.now)}): "
                "nothing is lost since the peak"),

@@ -30,7 +30,8 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
         spikes = _confirmed(reading.summary.spikes, reading.summary.change_points)
         out.spikes[metric] = spikes
         if metric in ("kl", "grad_norm"):
-            findings.extend(_spike_findings(metric, spikes, reading.summary.last_step))
+            later = [s for s in ctx.run.nonfinite_steps(metric) if s > reading.summary.last_step]
+            findings.extend(_spike_findings(metric, spikes, reading.summary.last_step, bool(later)))
     if not any(f.signal == "grad_norm" and f.kind == "spike_regime_change" for f in findings):
         findings.extend(_gradient_level_shift(ctx))
     for metric in NAN_SIGNALS:
@@ -217,7 +218,7 @@ def _confirmed(spikes: list[Spike], change_points: list[ChangePoint]) -> list[Sp
 REGIME_MIN_SHARE = 0.1  # of the larger of the two levels: a lasting shift smaller than this is no new regime
 
 
-def _spike_findings(metric: str, spikes: list[Spike], last_step: int) -> list[Finding]:
+def _spike_findings(metric: str, spikes: list[Spike], last_step: int, nan_after: bool = False) -> list[Finding]:
     out: list[Finding] = []
     # A lasting shift of a few percent is many noise units on a smooth curve, but no change of regime: a KL of 0.001
     # moving to 0.00105 as the policy starts to learn (a blind reader's "regime change").
@@ -234,7 +235,9 @@ def _spike_findings(metric: str, spikes: list[Spike], last_step: int) -> list[Fi
     if outliers:
         biggest = max(outliers, key=lambda s: s.size_noise)
         # A spike on the newest logged step has no next steps yet: whether it passes is for the next check.
-        after = ("it is the newest logged step, so whether it passes is not known yet" if biggest.step >= last_step
+        # Steps logged as NaN after it are no recovery: the values ended there.
+        after = ("the later steps were logged as NaN or inf" if biggest.step >= last_step and nan_after else
+                 "it is the newest logged step, so whether it passes is not known yet" if biggest.step >= last_step
                  else "the next steps recovered")
         # Counted as the signals table and the instability section count them (all spikes, then the one-step
         # ones), so the sheet gives one count; the finding is about the upward one-step ones among them.

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from assessor.diagnose.entropy import entropy_summed
 from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.kl_reward import coefficient_scaled, kl_not_drifting, kl_summed_over_sequence
@@ -168,9 +170,10 @@ def run_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
             head.last_step / planned if planned and head.last_step is not None else None),
         "logging_interval": head.logging_interval or facts.logging_interval,
         "save_interval": facts.save_steps or save_interval(run.checkpoints),
-        # `RunFacts` has no batch size and no reward range: both are written as `unknown`.
+        # `RunFacts` has no batch size (written as `unknown`); no config states a reward range either, but the
+        # findings read a reward that never leaves 0..1 as bounded by it, and the setup says so as they do.
         "batch_size": None,
-        "reward_range": None,
+        "reward_range": _reward_range_read(d, run),
         "group_size": facts.num_generations,
         # Preference training samples nothing: no groups, no generated lengths, no reward function's range.
         "preference": (algorithm or "") in PREFERENCE_ALGORITHMS,
@@ -184,6 +187,17 @@ def run_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
         "vocab_size": facts.vocab_size,
         "ln_vocab": math.log(facts.vocab_size) if facts.vocab_size else None,
     }
+
+
+def _reward_range_read(d: Diagnostics, run: Run) -> str | None:
+    """'0 to 1' when every logged training reward lies in it (as the saturation and floor findings assume)."""
+    if not d.reward.metric or not run.has(d.reward.metric):
+        return None
+    values = run.series(d.reward.metric).to_numpy()
+    values = values[np.isfinite(values)]
+    if not len(values) or float(values.min()) < 0.0 or float(values.max()) > 1.0:
+        return None
+    return "0 to 1 (read off the values: no logged reward leaves it; no config states it)"
 
 
 def _logged_lr(d: Diagnostics) -> dict[str, float] | None:

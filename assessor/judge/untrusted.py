@@ -43,6 +43,8 @@ _PLAIN_WORDS_TEXT = """
     qwen llama olmo phi mistral gemma deepseek instruct base chat coder meta allenai microsoft google unsloth
     minimind smollm openai bnb bit distill grpo bnpo dr dapo ppo dpo ipo kto orpo simpo cpo rloo sigmoid hinge
     reinforce baseline with sequence seq level
+    ifeval aime amc humaneval mbpp gpqa mmlu olympiad olympiadbench livecodebench truthfulqa hellaswag arc
+    verify verifier verified success solved solve win penalty bonus think tag tags repetition language overlong
 """
 PLAIN_WORDS = frozenset(_PLAIN_WORDS_TEXT.split())
 _WORD = re.compile(r"[A-Za-z]+")

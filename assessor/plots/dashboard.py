@@ -121,8 +121,9 @@ def _reward_panel(ax: Axes, data: FigureData) -> None:
 
 
 def _held_out_panel(ax: Axes, data: FigureData) -> None:
-    """The held-out eval on its own, for a run that logs no training reward to draw it beside."""
-    ax.set_title("Held-out eval (no training reward logged)", loc="left")
+    """The held-out eval on its own, for a run with no training reward to draw beside it (none, or all zero)."""
+    why = "training reward 0 throughout" if data.has("reward_mean") else "no training reward logged"
+    ax.set_title(f"Held-out eval ({why})", loc="left")
     _mark_disk_checkpoints(ax, data)
     _eval_overlay(ax, data, own_panel=True)
     metric = data.eval_metric() or "eval"
