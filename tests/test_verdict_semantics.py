@@ -2422,3 +2422,25 @@ def test_a_penalty_not_yet_phased_in_is_no_task_component_stuck_at_its_floor(tmp
     d = diagnose(run)
     assert "no_learning_signal" not in {f.kind for f in d.findings}, d.findings
     assert verdict(run).decision == "continue"
+
+
+def test_a_truncation_rate_on_a_benchmark_is_no_quality_measure(tmp_path):
+    """holdout5's OpenRLHF console logs `eval_math500_truncated_rate` (0 at every evaluation) beside the pass rates;
+    named for a benchmark, it was read as a held-out quality eval that "does not respond to training": stop."""
+    from assessor.diagnose.context import Context
+    from assessor.diagnose.evaluation import quality_metrics
+
+    steps = np.arange(1, 241)
+    reward = 0.25 + 0.12 * steps / 240 + ar1(104, 240, 0.3, 0.03)
+    lines = []
+    for step in steps:
+        lines.append(f"✨ Global step {step}: {{'reward': {reward[step - 1]:.6f}, 'kl': {0.004 + 2e-5 * step:.6g}, "
+                     f"'actor_lr': 1e-06, 'actor_grad_norm': 0.33}}")
+        if step % 40 == 0:
+            lines.append(f"Evaluation completed in 38.40 seconds, global_step {step}, eval_metrics: "
+                         f"{{'eval_math500_pass1': {0.30 + 0.005 * step / 40:.3f}, "
+                         "'eval_math500_truncated_rate': 0.0, 'eval_truncated_rate': 0.0}")
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = load_run(tmp_path)
+    assert not [m for m in quality_metrics(Context(run)) if "truncated" in m]
+    assert "eval_not_transferring" not in {f.kind for f in diagnose(run).findings}

@@ -42,7 +42,7 @@ LOWER_IS_BETTER = _LowerIsBetter()
 # Other held-out series that measure quality (a score, an accuracy, a reward), read one by one.
 _QUALITY_WORDS = ("acc", "score", "reward", "pass", "exact", "correct", "match", "win", "solve", "success")
 _NOT_QUALITY_WORDS = ("length", "len", "time", "kl", "entropy", "std", "runtime", "per_second", "tokens", "clip",
-                      "count", "num_", "rejected", "chosen", "logps", "logits")
+                      "count", "num_", "rejected", "chosen", "logps", "logits", "truncat")
 # Whole words (between separators) that name a quality measure: a reward model's score (`gold_rm_mean`), a judge.
 _QUALITY_TOKENS = frozenset({"rm", "gold", "judge", "elo", "rating", "quality", "helpful", "helpfulness", "pref",
                              "winrate", "heldout"})
