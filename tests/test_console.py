@@ -110,6 +110,21 @@ def test_trl_steps_come_from_the_trainer_bar_among_vllm_and_eval_bars(tmp_path: 
     assert data.warnings == []
 
 
+def test_trl_steps_come_from_the_trainer_bar_when_no_dict_repeats_its_position(tmp_path: Path) -> None:
+    """holdout30: a TRL console whose dicts do not leave the trainer bar's repeated position (stdout and stderr
+    captured apart), beside vLLM's "Processed prompts: 256/256" at every step: the vLLM bar, finishing on every
+    update, was taken for the trainer's (its repeated 256/256 look like log events), so the run was planned for 256
+    steps and its dicts spaced 1..90 instead of 10..900."""
+    out = []
+    for step in range(1, 61):
+        out += [bar(256, 256, "Processed prompts: "), bar(step, 60)]
+        if step % 10 == 0:
+            out.append(f"\n{{'loss': {step / 1000}, 'reward': {step / 60:.4f}, 'epoch': {step / 100}}}\n")
+    data = READER.read(write(tmp_path, "".join(out)))
+    assert steps_of(data, "loss") == [10, 20, 30, 40, 50, 60]
+    assert data.facts["planned_total_steps"][0] == 60
+
+
 def test_trl_every_step_buffered_until_the_end(tmp_path: Path) -> None:
     path = write(tmp_path, hf_trainer_log(50, 1, buffered=True))
     data = READER.read(path)

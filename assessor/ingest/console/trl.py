@@ -162,24 +162,23 @@ def assign_trl_steps(dicts: list[TrlDict], bars: Bars, head: HeadFacts) -> tuple
 def _trainer_total(dicts: list[TrlDict], bars: Bars) -> int | None:
     """The total of the trainer's bar among all bars in the file.
 
-    Ranked by: has at least one log event per printed dict (HF writes every dict through the trainer
-    bar), is mostly unlabelled (vLLM and dataset bars carry a label), rarely restarts (eval and vLLM bars
-    restart every time), then by the number of updates (the brief's "most frequent total").
+    Among the mostly unlabelled bars (vLLM and dataset bars carry a label), ranked by: has at least one log
+    event per printed dict (HF writes every dict through the trainer bar), rarely restarts (eval bars restart
+    every time), then by the number of updates (the brief's "most frequent total").
     """
-    if not bars.tracks:
-        return None
+    # HF's trainer bar carries no label; vLLM's "Processed prompts: 256/256" and a dataset's "Map: ..." do. A
+    # labelled bar that finishes on every update is one batch's progress however often it repeats a position (and
+    # without the trainer bar's repeated positions, when stdout and stderr were captured apart, it would win).
+    candidates = [total for total, track in bars.tracks.items() if track.described * 2 < len(track.pos)]
+    if not candidates:
+        return None  # only labelled bars (vLLM "Processed prompts"): no trainer bar here
     n_dicts = len(dicts)
 
-    def rank(total: int) -> tuple[bool, bool, bool, int]:
+    def rank(total: int) -> tuple[bool, bool, int]:
         track = bars.tracks[total]
-        updates = len(track.pos)
-        return (_count_events(track) >= n_dicts, track.described * 2 < updates, track.restarts <= 2, updates)
+        return (_count_events(track) >= n_dicts, track.restarts <= 2, len(track.pos))
 
-    best = max(bars.tracks, key=rank)
-    track = bars.tracks[best]
-    if track.described * 2 >= len(track.pos) and track.restarts > 2:
-        return None  # only labelled, restarting bars (vLLM "Processed prompts"): no trainer bar here
-    return best
+    return max(candidates, key=rank)
 
 
 def _count_events(track: BarTrack) -> int:
