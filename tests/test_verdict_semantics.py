@@ -2444,3 +2444,20 @@ def test_a_truncation_rate_on_a_benchmark_is_no_quality_measure(tmp_path):
     run = load_run(tmp_path)
     assert not [m for m in quality_metrics(Context(run)) if "truncated" in m]
     assert "eval_not_transferring" not in {f.kind for f in diagnose(run).findings}
+
+
+def test_a_gradient_norm_that_drops_to_a_lower_level_and_stays_dates_no_breakage(tmp_path):
+    """holdout30: a hand-written loop's gradient norm halved at step 64 (0.885 -> 0.474) and stayed; the run blew
+    up at 560. The drop was taken as 'the gradient norm changed regime', a breakage, and the run was sent back to
+    step 40 instead of 560. A norm settling lower is no break; a jump that stays still is one."""
+    n = 400
+    steps = np.arange(1, n + 1)
+    grad = np.where(steps < 64, 0.9, 0.45) * (1 + ar1(105, n, 0.3, 0.02))
+    grad[63] = 0.2  # the step it dropped on, below both levels (as logged: a dip that opens the new level)
+    reward = 0.3 + 0.3 * np.minimum(1, steps / 250) + ar1(106, n, 0.3, 0.01)
+    run = make_run(tmp_path, reward=reward, grad_norm=grad, kl=0.01 * steps / n)
+    d = diagnose(run)
+    drops = [f for f in d.findings if f.signal == "grad_norm" and f.kind == "spike_regime_change"]
+    assert all(f.severity == "watch" and "dropped" in f.observation for f in drops), drops
+    assert d.best_checkpoint.breakage_step is None
+    assert verdict(run).decision == "continue"

@@ -225,13 +225,17 @@ def _spike_findings(metric: str, spikes: list[Spike], last_step: int, nan_after:
     regime = [s for s in spikes if s.kind == "regime_change"
               and abs(s.value - s.level) >= REGIME_MIN_SHARE * max(abs(s.level), abs(s.value))]
     outliers = [s for s in spikes if s.kind == "outlier" and s.size_noise > 0]
+    # A jump that stays is a warning (and dates a breakage); a drop that stays is the update settling or the
+    # schedule decaying (a gradient norm halving once warm-up ends), worth a look, not a break.
+    ups = [s for s in regime if s.value > s.level]
     if regime:
-        first = regime[0]
+        shown = ups or regime
+        first = shown[0]
         moved = "dropped" if first.value < first.level else "jumped"  # a step down is no jump (a blind reader)
         out.append(finding(
-            metric, "spike_regime_change", "warning",
+            metric, "spike_regime_change", "warning" if ups else "watch",
             f"{metric} {moved} to {num(first.value)} at step {first.step} (local level {num(first.level)}, "
-            f"{abs(first.size_noise):.0f}x noise) and did not come back", [s.step for s in regime]))
+            f"{abs(first.size_noise):.0f}x noise) and did not come back", [s.step for s in shown]))
     if outliers:
         biggest = max(outliers, key=lambda s: s.size_noise)
         # A spike on the newest logged step has no next steps yet: whether it passes is for the next check.
