@@ -332,9 +332,8 @@ def _bought_by_shortening(ctx: Context, flat: Finding) -> Finding:
     """
     if flat.kind != "eval_not_transferring":
         return flat
-    parts = [m for m in ctx.run.metric_names("train") if m.startswith(COMPONENT_PREFIX)]
-    if parts and not any(w in m.lower() for m in parts for w in _LENGTH_TERM_WORDS):
-        return flat  # the reward's logged parts have no length term: shorter answers did not buy the gain
+    # Only a logged length term says so: without one, answers that shrink while the training reward climbs and the
+    # eval stands still are as often a memorised shard (short, exact answers to prompts seen before) as a penalty.
     length = ctx.book.get("response_length_mean")
     rho = length_reward_correlation(ctx.run)
     if length is None or rho is None or rho > -SHORTER_RHO:
@@ -342,6 +341,11 @@ def _bought_by_shortening(ctx: Context, flat: Finding) -> Finding:
     start, now = length.summary.start, length.summary.now
     if start <= 0 or now > (1 - SHORTER_SHARE) * start:
         return flat
+    parts = [m for m in ctx.run.metric_names("train") if m.startswith(COMPONENT_PREFIX)]
+    if not any(w in m.lower() for m in parts for w in _LENGTH_TERM_WORDS):
+        return flat.model_copy(update={"observation": (
+            f"{flat.observation}; the answers also got shorter ({num(start)} → {num(now)} tokens, Spearman "
+            f"{num(rho)} with the reward), but no logged reward part scores length, so that is no length term's gain")})
     return finding(
         flat.signal, "eval_holds_answers_shorter", "info",
         f"{_what_stood_still(flat)}; but the answers got shorter ({num(start)} → {num(now)} tokens, Spearman "
