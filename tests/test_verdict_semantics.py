@@ -2461,3 +2461,21 @@ def test_a_gradient_norm_that_drops_to_a_lower_level_and_stays_dates_no_breakage
     assert all(f.severity == "watch" and "dropped" in f.observation for f in drops), drops
     assert d.best_checkpoint.breakage_step is None
     assert verdict(run).decision == "continue"
+
+
+def test_a_mean_over_samples_on_a_named_benchmark_is_banded_by_its_problems_not_its_grid(tmp_path):
+    """holdout30's blind reader: MATH-500 scored as mean@4 (a 1/2000 grid) was given "one sampling error of a pass
+    rate on 2000 problems" as its as-good-as-the-best margin, half the width of its 500 problems' error."""
+    import json
+
+    n = 400
+    rng = np.random.default_rng(12)
+    rows = [{"step": s, "reward": 0.4 + 0.2 * s / n + float(rng.normal(0, 0.01))} for s in range(1, n + 1)]
+    levels = [0.50, 0.55, 0.60, 0.62, 0.63, 0.64, 0.64, 0.65]
+    for k, level in enumerate(levels):
+        score = round((level + float(rng.normal(0, 0.01))) * 2000) / 2000
+        rows.append({"step": 50 * (k + 1), "val-core/math500/acc/mean@4": score})
+    (tmp_path / "log.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    best = diagnose(load_run(tmp_path)).best_checkpoint
+    assert best.eval_set_size != 2000
+    assert best.eval_set_size is None or (best.eval_set_size == 500 and best.eval_set_named)

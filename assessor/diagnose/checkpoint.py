@@ -31,6 +31,8 @@ from assessor.diagnose.evaluation import (
     eval_set_size,
     measured_eval_noise,
     much_coarser,
+    named_sampling_error,
+    named_set_size,
     typical_sampling_error,
 )
 from assessor.diagnose.kl_reward import primary_reward
@@ -126,6 +128,7 @@ class _Curve:
     smoothed: bool
     band_kind: BandKind = "standard_error"  # what the band is (see `BestCheckpoint.band_kind`)
     set_size: int | None = None  # problems in the eval set, read off the scores (a sampling-error band)
+    set_named: bool = False  # the set size is the benchmark's, from its name, not the scores' finer grid
     ends: np.ndarray | None = None  # last step each level covers (stretch means), when not the step itself
     own_spread: bool = False  # the band is the evaluations' own spread, finer than the noise the table quotes
 
@@ -184,12 +187,19 @@ def _eval_curve(ctx: Context, evaluation: EvalDiagnosis, metric: str) -> _Curve 
     noise, floored = measured_eval_noise(score)
     # With few evaluations the table and the decline test read them no finer than their sampling error; "as good
     # as the best" stays strict (their own spread), and the text names both so neither reads as the other.
-    quoted = decline_noise(metric, values, score, ctx.run.source_keys(metric, "eval"))
+    keys = ctx.run.source_keys(metric, "eval")
+    quoted = decline_noise(metric, values, score, keys)
     # "As good as the best" is strict: a pass rate within one sampling error of the best score, when the set
     # size shows, else within the error of a difference of two evaluations (which a collapse after the peak
     # inflates). A pass rate so smooth that its spread is at the floor (an averaged or exported curve) says
     # nothing about its noise: it is read no finer than a typical eval set allows.
     found = eval_set_size(metric, values)
+    # A benchmark named for its size (MATH-500) scored as a mean over several samples per problem moves on a finer
+    # grid than its problems (mean@4: 1/2000ths); its sampling error is still the problems' (a blind reader).
+    named = named_set_size(metric, keys)
+    named_error = named_sampling_error(metric, values, keys) if found and named and named < found[1] else None
+    if named_error is not None and named is not None:
+        found = (named_error, named)
     sampling, set_size = found if found else (None, None)
     typical = typical_sampling_error(metric, values) if sampling is None and floored else None
     band: float
@@ -206,6 +216,7 @@ def _eval_curve(ctx: Context, evaluation: EvalDiagnosis, metric: str) -> _Curve 
     tail = score[-2:]
     return _Curve(series.index.to_numpy(), score, band, band, float(np.mean(tail)), band / math.sqrt(len(tail)),
                   smoothed=False, band_kind=kind, set_size=set_size if kind == "sampling_error" else None,
+                  set_named=named_error is not None and kind == "sampling_error",
                   own_spread=kind in ("eval_noise", "eval_difference") and quoted > noise * 1.0001)
 
 
@@ -390,7 +401,8 @@ def best_checkpoint(
     out = BestCheckpoint(
         basis=basis, metric=metric, best_step=best_step, level=sign * float(curve.levels[newest]),
         best_level=sign * best_level, best_level_step=int(curve.steps[top]), now_level=sign * curve.now,
-        band=curve.band, band_kind=curve.band_kind, eval_set_size=curve.set_size, smoothed=curve.smoothed,
+        band=curve.band, band_kind=curve.band_kind, eval_set_size=curve.set_size, eval_set_named=curve.set_named,
+        smoothed=curve.smoothed,
         passed_over=passed_over, loss_bound_step=bound, best_level_median=lone_top is not None,
         reward_changed_step=rescored, reward_peak_step=reward_peak, decline_start_step=knee,
         band_is_own_spread=curve.own_spread, behind=bool(behind),

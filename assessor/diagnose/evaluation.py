@@ -215,9 +215,9 @@ def _best_resolved_first(ctx: Context, metrics: list[str]) -> list[str]:
     # problems are what the sampling error is made of.
     keys = {m: ctx.run.source_keys(m, "eval") for m in metrics}
     sizes = {m: size for m in metrics if (_accuracy_like(m) or _pass_rate_name(m) or m == "reward_mean"
-                                          or _named_size(m, keys[m]) is not None)
+                                          or named_set_size(m, keys[m]) is not None)
              and (size := _smallest(_set_size(m, ctx.run.series(m, "eval").to_numpy(), any_name=True),
-                                    _named_size(m, keys[m]))) is not None}
+                                    named_set_size(m, keys[m]))) is not None}
     first = sizes.get(metrics[0])
     if first is None:
         return metrics
@@ -232,7 +232,7 @@ def _best_resolved_first(ctx: Context, metrics: list[str]) -> list[str]:
 _NAMED_SIZES = (("aime", 30), ("amc", 40), ("gpqa", 198), ("math500", 500), ("gsm8k", 1319), ("humaneval", 164))
 
 
-def _named_size(metric: str, keys: Collection[str] = ()) -> int | None:
+def named_set_size(metric: str, keys: Collection[str] = ()) -> int | None:
     """The problem count a benchmark's name implies (`aime24` 30, `math500` 500), or None.
 
     `keys`: what the framework logged it as, which may name the benchmark where the canonical name does not
@@ -919,14 +919,14 @@ def decline_noise(metric: str, values: np.ndarray, score: np.ndarray, keys: Coll
         # benchmark named for its size is read no finer than that size allows (HumanEval's 164 problems), whatever
         # grid its rounded scores fit (three decimals fit 1,000 problems).
         # The name may be that of a key it was logged as (`keys`).
-        sampling = max(sampling_error(metric, values) or 0.0, _named_sampling_error(metric, values, keys) or 0.0)
+        sampling = max(sampling_error(metric, values) or 0.0, named_sampling_error(metric, values, keys) or 0.0)
         noise = max(noise, sampling, plain if plain > ROBUST_DOUBT * noise else 0.0)
     return noise
 
 
-def _named_sampling_error(metric: str, values: np.ndarray, keys: Collection[str] = ()) -> float | None:
+def named_sampling_error(metric: str, values: np.ndarray, keys: Collection[str] = ()) -> float | None:
     """A pass rate's sampling error at its best level on the problem count its benchmark's name implies."""
-    size, rate = _named_size(metric, keys), _as_rate(metric, values, any_name=True)
+    size, rate = named_set_size(metric, keys), _as_rate(metric, values, any_name=True)
     if size is None or rate is None:
         return None
     p, scale = rate

@@ -393,6 +393,9 @@ class BestCheckpoint(_Model):
         "evaluations), or the eval-to-eval noise itself.")
     eval_set_size: int | None = Field(
         None, description="Problems in the eval set, read off the scores, when `band` is their sampling error.")
+    eval_set_named: bool = Field(
+        False, description="`eval_set_size` is the benchmark's own size, from its name (`math500`), not the finer "
+        "grid its scores move on (several samples per problem: mean@4 moves in 1/2000ths).")
     smoothed: bool = Field(False, description="Levels are stretch means (reward), not single evaluations.")
     passed_over: list[int] = Field(
         default_factory=list, description="Steps of later evaluations within `band` of the best on their own but "

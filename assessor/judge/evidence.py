@@ -568,6 +568,7 @@ def best_values(
         "smoothed": b.smoothed, "best_level": b.best_level, "best_level_step": b.best_level_step,
         "at_peak": _same(b.best_level, peak) and b.best_level_step == peak_step, "in_table": row is not None,
         "band": b.band, "band_kind": (b.band_kind or "").replace("_", " ") or None, "eval_set_size": b.eval_set_size,
+        "eval_set_named": b.eval_set_named,
         # A preference accuracy is a pass rate over held-out pairs, not problems.
         "eval_set_unit": "pairs" if (b.metric or "").removeprefix("eval/").startswith("pref_") else "problems",
         "passed_over": b.passed_over, "loss_bound_step": b.loss_bound_step,
