@@ -2479,3 +2479,26 @@ def test_a_mean_over_samples_on_a_named_benchmark_is_banded_by_its_problems_not_
     best = diagnose(load_run(tmp_path)).best_checkpoint
     assert best.eval_set_size != 2000
     assert best.eval_set_size is None or (best.eval_set_size == 500 and best.eval_set_named)
+
+
+def test_a_held_out_judge_beside_the_held_out_copy_of_the_trained_reward_is_read_first(tmp_path):
+    """holdout30: a verl summariser trained on ROUGE whose validation logs the reward (ROUGE, still rising) and a
+    judge score of the same summaries (6.9 at step 400, 5.7 by 900, the summaries pasting the article): the judge
+    fell as a side eval and the run continued on ROUGE. The held-out reward is the proxy being optimised; a judge
+    of the same generations is the independent measure, and its peak is the better model."""
+    import json
+
+    n = 900
+    rng = np.random.default_rng(14)
+    rows = [{"step": s, "critic/score/mean": 0.25 + 0.12 * s / n + float(rng.normal(0, 0.01)),
+             "actor/entropy": 0.9 - 0.4 * s / n, "actor/kl_loss": 0.01 + 0.08 * s / n} for s in range(1, n + 1)]
+    for s in range(50, n + 1, 50):
+        judge = 5.5 + 1.4 * min(s, 400) / 400 - 1.2 * max(0, s - 400) / 500 + float(rng.normal(0, 0.05))
+        rows.append({"step": s, "val-core/cnn/reward/mean@1": 0.24 + 0.13 * s / n + float(rng.normal(0, 0.003)),
+                     "val-aux/cnn/judge/mean@1": judge})
+    (tmp_path / "run.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    run = load_run(tmp_path)
+    d = diagnose(run)
+    assert "judge" in (d.eval.curves[0].metric if d.eval.curves else ""), [c.metric for c in d.eval.curves]
+    v = verdict(run)
+    assert v.decision == "rollback" and v.rollback_step is not None and 350 <= v.rollback_step <= 450

@@ -161,6 +161,13 @@ def quality_metrics(ctx: Context) -> list[str]:
     # A gold reward model (or a judge standing in for one) is the measure a learned proxy reward is checked
     # against: it goes first, since over-optimising the proxy shows only there.
     gold = [m for m in others if _tokens(m) & _GOLD_TOKENS]
+    if preferred[:1] == ["reward_mean"]:
+        # The first held-out measure is the trained reward itself, on held-out prompts: the proxy. A judge, win rate
+        # or second reward model scoring the same generations is the independent reading of what is wanted (a
+        # summariser pasting the article climbs on ROUGE while the judge falls); the same numbers under a judge's
+        # name are the reward itself and fold into it below.
+        gold += [m for m in others if m not in gold and (_tokens(m) & _GENERATION_QUALITY_TOKENS
+                                                         or "win_rate" in m.lower())]
     if gold:
         preferred, others = gold + preferred, [m for m in others if m not in gold]
     # The same numbers logged under two names (a score and its alias) are one series.
