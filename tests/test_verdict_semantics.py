@@ -2502,3 +2502,17 @@ def test_a_held_out_judge_beside_the_held_out_copy_of_the_trained_reward_is_read
     assert "judge" in (d.eval.curves[0].metric if d.eval.curves else ""), [c.metric for c in d.eval.curves]
     v = verdict(run)
     assert v.decision == "rollback" and v.rollback_step is not None and 350 <= v.rollback_step <= 450
+
+
+def test_a_kl_pinned_near_zero_while_the_policy_changes_is_said_to_anchor_nothing(tmp_path):
+    """holdout30's blind reader: a TRL run with its reference synced to the policy every step kept a KL of 0.0004 for
+    1,000 steps while entropy halved and answers doubled, and nothing on the sheet questioned it. A KL that grows
+    with the policy, however small, is no such case."""
+    n = 300
+    steps = np.arange(1, n + 1)
+    common = {"reward": 0.5 + 0.1 * steps / n + ar1(107, n, 0.3, 0.01), "entropy": 0.58 - 0.28 * steps / n,
+              "completion_length": 420 + 480 * steps / n}
+    run = make_run(tmp_path / "synced", kl=0.0004 + ar1(108, n, 0.3, 0.00002), **common)
+    assert "kl_pinned_near_zero" in {f.kind for f in diagnose(run).findings}
+    run = make_run(tmp_path / "anchored", kl=0.0004 + 0.03 * steps / n, **common)
+    assert "kl_pinned_near_zero" not in {f.kind for f in diagnose(run).findings}

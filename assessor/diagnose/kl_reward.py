@@ -67,6 +67,8 @@ def diagnose_kl_reward(ctx: Context) -> KlRewardDiagnosis:
     # A lurch is read on the logged level as it stands (never more readily than on a KL logged in nats): a jump
     # found on a noisy per-step ramp of a scaled KL is not worth a rollback on an assumed coefficient.
     findings.extend(_kl_jumps(kl, reward, ctx.facts.planned_total_steps))
+    if per_nat == 1.0 and not kl_summed_over_sequence(ctx.run):
+        findings.extend(_kl_pinned_while_policy_moves(ctx, kl.summary))
     return KlRewardDiagnosis(kl_measured=True, quadrant_now=quadrant_now, timeline=timeline, findings=findings)
 
 
@@ -100,6 +102,38 @@ KL_FAR = 1.0
 
 
 RFS_DEFAULT_KL_COEFF = 0.001  # reasoning-from-scratch's scripts' default `kl_coeff`
+
+
+# A per-token KL that never leaves this level, while entropy or answer length moves this much, anchors nothing.
+KL_PINNED = 0.002
+POLICY_MOVED = {"entropy": 0.3, "response_length_mean": 0.5}  # relative change, start to now
+
+
+def _kl_pinned_while_policy_moves(ctx: Context, kl: SignalSummary) -> list[Finding]:
+    """A KL that stays near zero all run while the policy visibly changes: the reference moves with the policy.
+
+    Against a fixed reference the per-token KL grows as entropy halves or answers double in length (a hundredth of
+    a nat and more); one that stays at a few ten-thousandths is measured against a reference that follows the
+    policy (TRL's `sync_ref_model` every step) or against the policy itself, and its penalty holds nothing back.
+    """
+    if kl.points < 30 or kl.peak > KL_PINNED or kl.trend == "rising":
+        return []
+    moved = []
+    for metric, share in POLICY_MOVED.items():
+        reading = ctx.book.get(metric)
+        if reading is None or reading.summary.start <= 0:
+            continue
+        s = reading.summary
+        if abs(s.now - s.start) >= share * s.start:
+            moved.append(f"{metric} {num(s.start)} → {num(s.now)}")
+    if not moved:
+        return []
+    return [finding(
+        "kl", "kl_pinned_near_zero", "watch",
+        f"KL stays near zero all run (now {num(kl.now)} nats per token, never above {num(kl.peak)}) while the policy "
+        f"clearly changed ({', '.join(moved)}): against a fixed reference it would have grown, so the reference "
+        "likely follows the policy (a reference synced every few steps) or the KL is measured against the policy "
+        "itself; its penalty anchors nothing", [kl.first_step, kl.last_step])]
 
 
 def coefficient_scaled(facts: RunFacts) -> bool:
