@@ -723,3 +723,26 @@ def test_a_spike_on_the_last_finite_step_before_nan_is_not_called_the_newest_log
     spike = next(f for f in d.findings if f.kind == "spike_outlier" and f.signal == "grad_norm")
     assert "newest logged step" not in spike.observation, spike.observation
     assert "logged as NaN" in spike.observation
+
+
+def test_a_learning_rate_back_at_its_peak_after_decaying_to_nothing_is_said(tmp_path):
+    """holdout30's blind reader: a cosine schedule with restarts fell to 1.5e-11 at step 700 and was back at 3e-06
+    at 710, just before the run broke; no finding said so and the table's trend read "falling". Stray zeros logged
+    mid-run are no restart, and neither is a warm-up."""
+    import numpy as np
+
+    from assessor import diagnose
+    from tests.runs import ar1, make_run
+
+    n = 900
+    steps = np.arange(1, n + 1)
+    cycle = np.where(steps <= 700, steps, steps - 700)
+    lr = 3e-6 * 0.5 * (1 + np.cos(np.pi * np.minimum(cycle, 700) / 700))
+    reward = 0.3 + 0.2 * np.minimum(1, steps / 500) + ar1(112, n, 0.3, 0.01)
+    found = [f for f in diagnose(make_run(tmp_path / "restart", reward=reward, lr=lr)).findings
+             if f.kind == "lr_raised"]
+    assert found and found[0].steps == [701] and "jumped back" in found[0].observation
+    glitchy = np.where(np.random.default_rng(3).random(n) < 0.2, 0.0, 1e-6)
+    glitchy[:10] = np.linspace(1e-7, 1e-6, 10)  # a warm-up
+    assert "lr_raised" not in {f.kind for f in diagnose(make_run(tmp_path / "glitch", reward=reward,
+                                                                  lr=glitchy)).findings}

@@ -73,7 +73,7 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
             metric, "nonfinite", severity, f"{metric} was NaN/inf at {len(steps)} logged steps ({shown}){tail}",
             steps[:6]))
     findings.extend(diagnose_breakdown(ctx))
-    raised = _lr_raised(ctx)
+    raised = _lr_raised(ctx) or _lr_restarted(ctx)
     if raised is not None:
         findings.append(raised)
     diverged = [f.steps[0] for f in findings if f.kind == "nonfinite" and f.severity == "critical" and f.steps]
@@ -111,6 +111,45 @@ def _lr_raised(ctx: Context) -> Finding | None:
             f"the learning rate was raised from {num(prior)} to {num(float(values[i]))} at step {step} and kept "
             f"there ({held} logged steps at {num(prior)} before): not a warm-up or a schedule, a change of settings "
             "(a resume with a new config?); read what the other signals did right after it", [step])
+    return None
+
+
+LR_RESTART_LOW, LR_RESTART_HIGH = 0.1, 0.5  # decayed under a tenth of its peak, back over half of it ...
+LR_RESTART_STEPS = 3  # ... within this many logged steps (a warm-up ramp takes longer)
+LR_RESTART_HELD_SHARE = 0.05  # ... after staying that low for this share of the logged steps (not a few stray zeros)
+LR_RESTART_HELD_POINTS = 5  # ... and at least this many of them
+
+
+def _lr_restarted(ctx: Context) -> Finding | None:
+    """The learning rate back near its peak within a few steps after it had decayed to almost nothing.
+
+    A schedule with restarts, or a resume that reset the scheduler: the policy takes full-size steps again after a
+    stretch of tiny ones, and what it does right after is likely the restart's effect. Not a warm-up: the low point
+    comes after the peak it returns to.
+    """
+    series = ctx.run.series("lr")
+    values, steps = series.to_numpy(), series.index.to_numpy()
+    if len(values) < 10 or not np.all(np.isfinite(values)):
+        return None
+    for i in range(LR_RESTART_STEPS, len(values)):
+        window = values[i - LR_RESTART_STEPS:i]
+        peak_at = int(np.argmax(values[:i]))
+        low_at = i - LR_RESTART_STEPS + int(np.argmin(window))
+        peak, low = float(values[peak_at]), float(values[low_at])
+        if not (peak > 0 and low_at > peak_at and low <= LR_RESTART_LOW * peak and values[i] >= LR_RESTART_HIGH * peak):
+            continue
+        # Decayed, not a glitch: it had stayed that low for a while (a few stray zeros logged mid-run are none).
+        held = low_at
+        while held > peak_at and values[held - 1] <= LR_RESTART_LOW * peak:
+            held -= 1
+        if low_at - held + 1 >= max(LR_RESTART_HELD_POINTS, LR_RESTART_HELD_SHARE * len(values)):
+            step = int(steps[i])
+            return finding(
+                "lr", "lr_raised", "watch",
+                f"the learning rate jumped back from {num(low)} to {num(float(values[i]))} at step {step} (its peak "
+                f"was {num(peak)} at step {int(steps[peak_at])}): a schedule restart or a resume that reset the "
+                "scheduler, so the policy takes full-size steps again; read what the other signals did right after it",
+                [step])
     return None
 
 
