@@ -98,3 +98,24 @@ def test_a_notebook_dpo_table_reaches_the_dpo_names(tmp_path):
     for metric in ("loss", "pref_margin", "pref_accuracy", "pref_reward_chosen", "logps_chosen", "logps_rejected"):
         assert run.series(metric).index.tolist() == [10, 20, 30, 40], metric
     assert not run.has("loss", "eval")  # "No log" on every row
+
+
+def test_a_rotated_log_from_an_earlier_launch_is_read_with_the_current_one(tmp_path):
+    """holdout31: a TRL run relaunched from checkpoint-700 wrote `train.log`; its first launch is `train.log.1`
+    (Python's RotatingFileHandler naming). Only `train.log` was found, so the run seemed to start at step 710."""
+    from assessor import load_run
+
+    def dicts(first: int, last: int) -> str:  # HF's console: the step only in the trainer's tqdm bar
+        out = []
+        for step in range(first - 9, last + 1):
+            out.append(f"\r {step * 100 // 3000}%|#         | {step}/3000 [00:10<01:00,  1.00it/s]")
+            if step % 10 == 0:
+                out.append(f"\n{{'loss': 0.01, 'reward': {0.3 + step / 5000:.4f}, 'epoch': {step / 1000}}}\n")
+        return "".join(out)
+
+    (tmp_path / "train.log.1").write_text(dicts(10, 760), encoding="utf-8")
+    (tmp_path / "train.log").write_text(dicts(710, 1400), encoding="utf-8")
+    run = load_run(tmp_path)
+    steps = run.series("reward_mean").index
+    assert steps[0] == 10 and steps[-1] == 1400
+    assert {s.path for s in run.sources} == {"train.log", "train.log.1"}

@@ -321,6 +321,10 @@ def _scan_wandb_run_dir(found: Discovery, path: Path) -> None:
             found.config_files.append((None, path / name))
 
 
+# A log rotated or kept from an earlier launch: `train.log.1` (Python's RotatingFileHandler), `metrics.jsonl.2`.
+_ROTATED = re.compile(r".+\.(?:log|out|err|txt|jsonl|csv)\.\d{1,3}", re.IGNORECASE)
+
+
 def _classify_file(found: Discovery, path: Path) -> None:
     name = path.name
     suffix = path.suffix.lower()
@@ -340,5 +344,5 @@ def _classify_file(found: Discovery, path: Path) -> None:
         found.config_files.append((None, path))
     elif suffix in _PAYLOAD_SUFFIXES or name in _NOT_LOGS:
         return
-    elif suffix in _TEXT_SUFFIXES or suffix in SQLITE_SUFFIXES or name.startswith("nohup"):
+    elif suffix in _TEXT_SUFFIXES or suffix in SQLITE_SUFFIXES or name.startswith("nohup") or _ROTATED.fullmatch(name):
         found.files.append(path)
