@@ -40,8 +40,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import holdout_kit  # noqa: E402
-from holdout_kit import (  # noqa: E402
+import holdout_kit
+from holdout_kit import (
     HEALTHY,
     Case,
     converged,
@@ -183,7 +183,7 @@ class Story:
     def headline_sd(self, p: float) -> float:
         if self.headline != TRAIN:
             return math.sqrt(p * (1 - p) / self.evals[self.headline][1])
-        if self.rkind == "score":
+        if self.rkind == "score":  # noqa: SIM108
             sd = self.rsd / math.sqrt(self.P * self.G)
         else:
             sd = binary_sd(p, self.P, self.G)
@@ -347,11 +347,11 @@ def w_trl_console(run: dict, folder: Path, vocab: dict = TRL, version: str = "0.
                   name: str = "train.log", logging_steps: int = 10) -> None:
     """TRL/HF console: tqdm bar lines and str(logs) dicts (no 'step' key; the bar carries it)."""
     planned = run["planned"]
-    head = [f"INFO 11-27 06:02:11 [__init__.py:244] Automatically detected platform cuda.",
+    head = ["INFO 11-27 06:02:11 [__init__.py:244] Automatically detected platform cuda.",
             f"trl=={version} transformers==4.57.1 accelerate==1.10.1 vllm==0.10.2",
-            "***** Running training *****", f"  Num examples = 7,473", f"  Num Epochs = 1",
-            f"  Instantaneous batch size per device = 8", f"  Gradient Accumulation steps = 4",
-            f"  Total optimization steps = {planned:,}", f"  Number of trainable parameters = 40,370,176"]
+            "***** Running training *****", "  Num examples = 7,473", "  Num Epochs = 1",
+            "  Instantaneous batch size per device = 8", "  Gradient Accumulation steps = 4",
+            f"  Total optimization steps = {planned:,}", "  Number of trainable parameters = 40,370,176"]
     lines = list(head)
     rows = _trl_rows(run, vocab, planned, True, version >= "0.26")
     for i, r in enumerate(rows):
@@ -360,11 +360,11 @@ def w_trl_console(run: dict, folder: Path, vocab: dict = TRL, version: str = "0.
             lines.append(_tqdm(s, planned, run["sec"]))
         lines.append(_pyrepr(r))
         if resume_at and s == resume_at and (i + 1 == len(rows) or rows[i + 1]["step"] != s):
-            lines += ["Saving model checkpoint to outputs/checkpoint-%d" % s,
+            lines += ["Saving model checkpoint to outputs/checkpoint-%d" % s,  # noqa: UP031
                       "Traceback (most recent call last):",
                       "torch.distributed.DistNetworkError: Connection reset by peer", "",
                       "=== relaunch (resume_from_checkpoint=True) ===", *head,
-                      f"  Continuing training from checkpoint, will skip to saved global_step",
+                      "  Continuing training from checkpoint, will skip to saved global_step",
                       f"  Continuing training from global step {s}"]
     (folder / name).parent.mkdir(parents=True, exist_ok=True)
     (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -457,7 +457,7 @@ def w_orlhf_console(run: dict, folder: Path, vocab: dict = ORLHF, name: str = "t
         d.update({"timing/generation": g(gen), "timing/make_experience": g(gen * 0.2), "timing/ppo_train":
                   g(gen * 0.45), "timing/broadcast": g(3.1), "timing/step_total": g(gen * 1.65 + 3.1)})
         if s % 10 == 0:
-            lines.append(f"Episode [1/1]: {_tqdm(s, planned, run['sec'], ', act_loss=%.3g, reward=%.3g' % (d['policy_loss'], d['reward']))}")
+            lines.append(f"Episode [1/1]: {_tqdm(s, planned, run['sec'], ', act_loss=%.3g, reward=%.3g' % (d['policy_loss'], d['reward']))}")  # noqa: UP031
         lines.append(f"(PPOTrainer pid=5120) ✨ Global step {s}: {_pyrepr(d)}")
         if s in evals:
             lines.append(f"(PPOTrainer pid=5120) Evaluation completed in 91.7 seconds, global_step {s}, eval_metrics: "

@@ -657,7 +657,7 @@ def w_wandb_dir(run: dict, folder: Path, vocab: dict = TRL_GRPO, rid: str = "k3j
             it = r.history.item.add()
             it.key, it.value_json = k, json.dumps(x)
         r.history.step.num = step_n
-        step_n += 1
+        step_n += 1  # noqa: SIM113
         if not (torn and not finished and i == len(ordered) - 1):
             summary.update(d)  # the summary file is flushed after the record that is still being written
         raw = {(k[6:] if k.startswith("train/") else "eval_" + k[5:]): round(x, 4) if k.endswith("loss") else x
@@ -965,7 +965,7 @@ def w_trl_console(run: dict, folder: Path, vocab: dict = TRL_GRPO, relaunch: tup
                      {s: (old_e[s] if s > r else v) for s, v in evals.items() if s <= c}, 0)
     a += ["Traceback (most recent call last):", '  File "/workspace/train_grpo.py", line 118, in <module>',
           "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:3356, unhandled system error"]
-    b = head[:2] + [f"Resuming training from checkpoint outputs/checkpoint-{r}",
+    b = head[:2] + [f"Resuming training from checkpoint outputs/checkpoint-{r}",  # noqa: RUF005
                     "***** Running training *****", f"  Total optimization steps = {planned:,}",
                     f"  Continuing training from global step {r}"] + block(
         {s: v for s, v in train.items() if s > r}, {s: v for s, v in evals.items() if s > r}, r)
