@@ -2516,3 +2516,14 @@ def test_a_kl_pinned_near_zero_while_the_policy_changes_is_said_to_anchor_nothin
     assert "kl_pinned_near_zero" in {f.kind for f in diagnose(run).findings}
     run = make_run(tmp_path / "anchored", kl=0.0004 + 0.03 * steps / n, **common)
     assert "kl_pinned_near_zero" not in {f.kind for f in diagnose(run).findings}
+
+
+def test_an_eval_holding_within_a_tenth_of_its_noise_is_not_said_to_stand_0x_above(tmp_path):
+    """holdout31's blind reader met "stand 0.0x its eval-to-eval noise" (the evaluations 0.656 and 0.655)."""
+    n = 400
+    steps = np.arange(1, n + 1)
+    evals = np.array([0.40, 0.52, 0.60, 0.66, 0.70, 0.701, 0.6998, 0.7001])
+    run = make_run(tmp_path, reward=0.3 + 0.2 * np.minimum(1, steps / 250) + ar1(113, n, 0.3, 0.01),
+                   eval_every=50, eval_values=evals)
+    holding = [f.observation for f in diagnose(run).findings if f.kind == "eval_holding"]
+    assert holding and all("0.0x" not in o for o in holding), holding

@@ -592,7 +592,7 @@ def _describe(
                                      "one standard error of the difference of two evaluations"}.get(
             curve.band_kind, noise_name)
         if curve.own_spread:
-            within += " (stricter than the table's noise, the sampling error a decline is read against)"
+            within += " (stricter than the table's noise, the eval-to-eval noise a decline is read against)"
         text = (f"{metric} was best at {num(sign * best_level)} at step {best_level_step}; the newest evaluation "
                 f"within {within} ({num(curve.band)}) of that is step {best_step}")
         if best_step == best_level_step:

@@ -505,7 +505,8 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
             "eval", "eval_holding", "info",
             f"{label} holds near its peak: the evaluations around the peak ({num(out.peak)} at step "
             f"{out.peak_step}; {len(around_peak)} evaluations, mean {num(_shown_mean(metric, around_peak))}) stand "
-            + (f"{shown:.1f}x its eval-to-eval noise of {num(noise)} above the latest two (mean "
+            + (f"{f'{shown:.1f}x' if shown >= 0.1 else 'under a tenth of'} its eval-to-eval noise of {num(noise)} "
+               f"above the latest two (mean "
                f"{num(float(np.mean(values[-2:])))}; now {num(out.now)}), under twice the noise, the size at which "
                "these findings call a decline"
                if decline > 0 else

@@ -690,7 +690,10 @@ def _pick_samples(samples: Sequence[Sample], best_step: int | None) -> list[tupl
         middle = min(steps[1:-1], key=lambda s: abs(s - best_step))
         if abs(middle - best_step) < abs(steps[-1] - best_step) and abs(middle - best_step) < abs(
                 steps[0] - best_step):
-            chosen.append(("best point", middle))
+            # Said as the nearest logged, when samples were not logged at the best point itself (a reader met
+            # "best point, step 500" beside a best point at 525).
+            chosen.append(("best point" if middle == best_step else f"nearest the best point (step {best_step})",
+                           middle))
     chosen.append(("now", steps[-1]))
     return [(when, s) for when, step in chosen for s in by_step[step][:SAMPLES_PER_POINT]]
 
