@@ -197,7 +197,7 @@ def _reward_range_read(d: Diagnostics, run: Run) -> str | None:
     values = values[np.isfinite(values)]
     if not len(values) or float(values.min()) < 0.0 or float(values.max()) > 1.0:
         return None
-    return "0 to 1 (read off the values: no logged reward leaves it; no config states it)"
+    return "0 to 1 (read off the values, not a config)"
 
 
 def _logged_lr(d: Diagnostics) -> dict[str, float] | None:
