@@ -2527,3 +2527,17 @@ def test_an_eval_holding_within_a_tenth_of_its_noise_is_not_said_to_stand_0x_abo
                    eval_every=50, eval_values=evals)
     holding = [f.observation for f in diagnose(run).findings if f.kind == "eval_holding"]
     assert holding and all("0.0x" not in o for o in holding), holding
+
+
+def test_a_live_run_spent_in_the_last_twentieth_of_its_plan_is_let_finish(tmp_path):
+    """holdout's verl PPO run at step 420 of 435, its eval flat since step 100 while the training score climbs, was
+    stopped: the 15 steps left cost less than the check. Stopping it saves almost nothing and keeping the final
+    weights loses nothing: continue to the end. With a fifth of the plan left, the same curves are a stop."""
+    n = 420
+    steps = np.arange(1, n + 1)
+    reward = 0.1 + 0.6 * np.minimum(1, steps / 400) + ar1(114, n, 0.3, 0.01)
+    evals = np.concatenate([0.1 + 0.42 * np.arange(1, 11) / 10, 0.525 + 0.005 * (np.arange(32) % 2)])
+    for total, decision in ((435, "continue"), (525, "stop")):
+        run = make_run(tmp_path / str(total), reward=reward, eval_every=10, eval_values=evals,
+                       config={"max_steps": total})
+        assert verdict(run).decision == decision, total

@@ -341,6 +341,8 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
         return _too_early_to_judge(d, w) if went.decision == "rollback" and _too_few_points(d) and not (
             w.diverged or finished) else went
     spent = w.weight(w.spent, SPENT)
+    if spent >= 1.0 and _all_but_done(d):
+        return _let_it_finish(d, w)
     if spent >= 1.0:
         return _spent(d, w, spent)
     if finished and not _worth_extending(d):
@@ -352,6 +354,25 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
             _eval_climbing(c) and not confidence_only(c, d.eval.curves) for c in d.eval.curves):
         return _died_on_plateau(d, w)
     return _continue(d, w)
+
+
+ALL_BUT_DONE = 0.95  # of a known plan: what is left costs less than the check that would stop it
+
+
+def _all_but_done(d: Diagnostics) -> bool:
+    """A live run in the last twentieth of its known plan: stopping it now saves almost nothing."""
+    return d.run.state == "live" and d.run.progress is not None and ALL_BUT_DONE <= d.run.progress < 1.0
+
+
+def _let_it_finish(d: Diagnostics, w: _Weighed) -> Verdict:
+    """Spent, but nearly done: nothing is lost by the last few steps, and the final weights are as good as any."""
+    left = (d.run.planned_total_steps or 0) - (d.run.last_step or 0)
+    headline = (f"Continue to the end: the run has levelled off (see the evidence), but only {left} of its "
+                f"{d.run.planned_total_steps} planned steps are left, so stopping now saves little; keep the final "
+                "weights, which are as good as any it has had.")
+    return _verdict(d, "continue", 0.6, w.spent, headline, w, actions=[
+        "Let it finish and keep the final checkpoint; there is no better model behind it to go back to.",
+        "Before another run on this data: more steps will not help; change the data, the reward or the model."])
 
 
 def _declined_before(d: Diagnostics, step: int) -> bool:
