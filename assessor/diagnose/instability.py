@@ -118,6 +118,7 @@ LR_RESTART_LOW, LR_RESTART_HIGH = 0.1, 0.5  # decayed under a tenth of its peak,
 LR_RESTART_STEPS = 3  # ... within this many logged steps (a warm-up ramp takes longer)
 LR_RESTART_HELD_SHARE = 0.05  # ... after staying that low for this share of the logged steps (not a few stray zeros)
 LR_RESTART_HELD_POINTS = 5  # ... and at least this many of them
+MAX_RESTART_CANDIDATES = 64  # steps checked in full (each walks back over its low stretch)
 
 
 def _lr_restarted(ctx: Context) -> Finding | None:
@@ -129,25 +130,34 @@ def _lr_restarted(ctx: Context) -> Finding | None:
     """
     series = ctx.run.series("lr")
     values, steps = series.to_numpy(), series.index.to_numpy()
-    if len(values) < 10 or not np.all(np.isfinite(values)):
+    n = len(values)
+    if n < 10 or not np.all(np.isfinite(values)):
         return None
-    for i in range(LR_RESTART_STEPS, len(values)):
-        window = values[i - LR_RESTART_STEPS:i]
-        peak_at = int(np.argmax(values[:i]))
-        low_at = i - LR_RESTART_STEPS + int(np.argmin(window))
-        peak, low = float(values[peak_at]), float(values[low_at])
-        if not (peak > 0 and low_at > peak_at and low <= LR_RESTART_LOW * peak and values[i] >= LR_RESTART_HIGH * peak):
-            continue
+    # Candidates at once (O(n)): back over half the peak so far, from under a tenth of it within the last few steps.
+    peak = np.maximum.accumulate(values)
+    index = np.arange(n)
+    peak_at = np.maximum.accumulate(np.where(values >= peak, index, 0))
+    k = LR_RESTART_STEPS
+    window_min = np.min(np.stack([values[k - j - 1:n - j - 1] for j in range(k)]), axis=0)  # values[i-k:i]
+    prior = peak[k - 1:n - 1]
+    hits = np.flatnonzero((prior > 0) & (values[k:] >= LR_RESTART_HIGH * prior)
+                          & (window_min <= LR_RESTART_LOW * prior)) + k
+    for i in hits[:MAX_RESTART_CANDIDATES]:
+        top_at, top = int(peak_at[i - 1]), float(peak[i - 1])
+        low_at = i - k + int(np.argmin(values[i - k:i]))
+        low = float(values[low_at])
+        if low_at <= top_at:
+            continue  # a warm-up still climbing: the low point comes before the peak
         # Decayed, not a glitch: it had stayed that low for a while (a few stray zeros logged mid-run are none).
         held = low_at
-        while held > peak_at and values[held - 1] <= LR_RESTART_LOW * peak:
+        while held > top_at and values[held - 1] <= LR_RESTART_LOW * top:
             held -= 1
-        if low_at - held + 1 >= max(LR_RESTART_HELD_POINTS, LR_RESTART_HELD_SHARE * len(values)):
+        if low_at - held + 1 >= max(LR_RESTART_HELD_POINTS, LR_RESTART_HELD_SHARE * n):
             step = int(steps[i])
             return finding(
                 "lr", "lr_raised", "watch",
                 f"the learning rate jumped back from {num(low)} to {num(float(values[i]))} at step {step} (its peak "
-                f"was {num(peak)} at step {int(steps[peak_at])}): a schedule restart or a resume that reset the "
+                f"was {num(top)} at step {int(steps[top_at])}): a schedule restart or a resume that reset the "
                 "scheduler, so the policy takes full-size steps again; read what the other signals did right after it",
                 [step])
     return None
