@@ -314,7 +314,7 @@ def _free_to_go_back(ctx: Context, fell: Finding, curve: EvalCurve, primary: str
     steps, values = series.index.to_numpy(), series.to_numpy()
     if much_coarser(curve.set_size, _set_size(primary, values)):
         return fell  # a much coarser benchmark (AIME's 30 problems beside MATH-500) can fall by its own draws
-    noise = decline_noise(primary, values, eval_score(primary, values), ctx.run.source_keys(primary, "eval"))
+    noise = held_out_noise(ctx, primary, values, eval_score(primary, values))
     then = float(np.mean(_around_peak(values, int(np.argmin(np.abs(steps - curve.peak_step))))))
     now = float(np.mean(values[-2:]))
     if now - then > noise:
@@ -428,7 +428,7 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
         return out
     if float(np.ptp(values)) == 0.0:
         return out  # identical at every evaluation: no peak to read (see `_curve`)
-    noise = decline_noise(metric, values, score, ctx.run.source_keys(metric, "eval"))
+    noise = held_out_noise(ctx, metric, values, score)
     recent = float(np.mean(score[-2:]))  # two evaluations, so one unlucky one does not call a decline
     # The best of many noisy evaluations is a lucky one: its level is read with its neighbours, so a single
     # high draw among twenty evaluations does not pass for a peak the model has since fallen from.
@@ -533,7 +533,7 @@ def _curve(ctx: Context, metric: str, primary: bool, may_plateau: bool) -> tuple
     if len(values) < 3:
         return None, []
     score = eval_score(metric, values)
-    noise = decline_noise(metric, values, score, ctx.run.source_keys(metric, "eval"))
+    noise = held_out_noise(ctx, metric, values, score)
     peak_index = int(np.argmax(score))
     # A decline is read on the evaluations after the peak (up to the last two): a latest evaluation that is
     # the peak has fallen from nothing, whatever the one before it scored.
@@ -930,6 +930,11 @@ def decline_noise(metric: str, values: np.ndarray, score: np.ndarray, keys: Coll
         sampling = max(sampling_error(metric, values) or 0.0, named_sampling_error(metric, values, keys) or 0.0)
         noise = max(noise, sampling, plain if plain > ROBUST_DOUBT * noise else 0.0)
     return noise
+
+
+def held_out_noise(ctx: Context, metric: str, values: np.ndarray, score: np.ndarray) -> float:
+    """`decline_noise` of a held-out series, its benchmark named by the metric or by any key it was logged as."""
+    return decline_noise(metric, values, score, ctx.run.source_keys(metric, "eval"))
 
 
 def named_sampling_error(metric: str, values: np.ndarray, keys: Collection[str] = ()) -> float | None:

@@ -30,8 +30,8 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
         spikes = _confirmed(reading.summary.spikes, reading.summary.change_points)
         out.spikes[metric] = spikes
         if metric in ("kl", "grad_norm"):
-            later = [s for s in ctx.run.nonfinite_steps(metric) if s > reading.summary.last_step]
-            findings.extend(_spike_findings(metric, spikes, reading.summary.last_step, bool(later)))
+            nan_after = any(s > reading.summary.last_step for s in ctx.run.nonfinite_steps(metric))
+            findings.extend(_spike_findings(metric, spikes, reading.summary.last_step, nan_after))
     if not any(f.signal == "grad_norm" and f.kind == "spike_regime_change" for f in findings):
         findings.extend(_gradient_level_shift(ctx))
     for metric in NAN_SIGNALS:

@@ -261,7 +261,7 @@ def _held_out_rose_since(ctx: Context, step: int) -> bool:
     The reward standing still while KL drifts is "drift without benefit" only if what the reward stands in for stood
     still too: a reward model's score pinned near its ceiling says nothing about the judged win rate beside it.
     """
-    from assessor.diagnose.evaluation import decline_noise, eval_score, quality_metrics
+    from assessor.diagnose.evaluation import eval_score, held_out_noise, quality_metrics
 
     for metric in quality_metrics(ctx):
         series = ctx.run.series(metric, "eval")
@@ -270,7 +270,7 @@ def _held_out_rose_since(ctx: Context, step: int) -> bool:
         if since.sum() < 4:
             continue
         score = eval_score(metric, values)
-        noise = decline_noise(metric, values, score, ctx.run.source_keys(metric, "eval"))
+        noise = held_out_noise(ctx, metric, values, score)
         part = score[since]
         if noise > 0 and (float(np.mean(part[-2:])) - float(np.mean(part[:2]))) / noise >= HELD_OUT_GAIN_NOISE:
             return True

@@ -641,10 +641,14 @@ def _identical_from_start(reward: Reading, std: Reading | None, adv: Reading | N
 def _bounds(reward: Reading) -> tuple[float | None, float | None]:
     """The reward's ceiling and floor when the data shows them (a 0/1 reward, or a pinned maximum)."""
     values = reward.series.values
-    low, high = float(np.min(values)), float(np.max(values))
-    if low >= 0.0 and high <= 1.0:
+    if within_unit_range(values):
         return 1.0, 0.0
-    return high, low
+    return float(np.max(values)), float(np.min(values))
+
+
+def within_unit_range(values: np.ndarray) -> bool:
+    """Every value between 0 and 1: a reward read as bounded by them (its ceiling 1, its floor 0)."""
+    return bool(len(values)) and float(np.min(values)) >= 0.0 and float(np.max(values)) <= 1.0
 
 
 def _share_words(share: tuple[float, float] | None) -> str:

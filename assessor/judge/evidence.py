@@ -32,6 +32,7 @@ import numpy as np
 from assessor.diagnose.entropy import entropy_summed
 from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.kl_reward import coefficient_scaled, kl_not_drifting, kl_summed_over_sequence
+from assessor.diagnose.learning_signal import within_unit_range
 from assessor.diagnose.loss import PREFERENCE_ALGORITHMS
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, Finding, QuadrantSpan, SignalSummary, Spike
 from assessor.diagnose.robust import MAX_SPIKES, MIN_TREND_POINTS, stretch_width
@@ -194,10 +195,7 @@ def _reward_range_read(d: Diagnostics, run: Run) -> str | None:
     if not d.reward.metric or not run.has(d.reward.metric):
         return None
     values = run.series(d.reward.metric).to_numpy()
-    values = values[np.isfinite(values)]
-    if not len(values) or float(values.min()) < 0.0 or float(values.max()) > 1.0:
-        return None
-    return "0 to 1 (read off the values, not a config)"
+    return "0 to 1 (read off the values, not a config)" if within_unit_range(values[np.isfinite(values)]) else None
 
 
 def _logged_lr(d: Diagnostics) -> dict[str, float] | None:
