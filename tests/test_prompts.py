@@ -389,7 +389,9 @@ def test_token_budget_of_the_bundled_examples(example, capsys):
     system, user = prompts.approx_tokens(prompt.system), prompts.approx_tokens(prompt.user)
     with capsys.disabled():
         print(f"\n{example}: system ≈ {system} tokens, user ≈ {user} tokens, total ≈ {system + user}")
-    assert 5_000 < system < 16_000
+    # The system prompt is the cached prefix (a tenth of the price per call); the legend of what a missing
+    # instrument hides moved there from every run's sheet.
+    assert 5_000 < system < 16_500
     assert 500 < user < 4_000
 
 
@@ -571,6 +573,35 @@ def test_the_table_counts_spikes_as_the_instability_section_does(tmp_path):
     request.diagnostics.instability.spikes["kl"] = confirmed[:1]
     row = next(line for line in prompts.summarize(request).splitlines() if line.startswith("| kl |"))
     assert "1 spike (" in row
+
+
+def test_a_spike_the_findings_size_is_not_sized_again_in_the_table(tmp_path):
+    # Two "largest" values for one signal (the finding's largest upward spike, the table's largest by size, a dip)
+    # left a reader asking which one was meant: where a finding names it, the table points there.
+    n = 200
+    kl = 0.02 + 0.001 * ar1(21, n)
+    kl[40], kl[120] = 0.08, -0.2  # a spike up, then a bigger dip
+    request = request_for(make_run(tmp_path, reward=0.3 + 0.01 * ar1(22, n), kl=kl).path)
+    assert any(f.kind == "spike_outlier" and f.signal == "kl" for f in request.diagnostics.findings)
+    row = next(line for line in prompts.summarize(request).splitlines() if line.startswith("| kl |"))
+    assert "the largest upward in the findings" in row and "largest a" not in row
+    request.diagnostics.findings = [f for f in request.diagnostics.findings if f.kind != "spike_outlier"]
+    row = next(line for line in prompts.summarize(request).splitlines() if line.startswith("| kl |"))
+    assert "largest a dip to -0.2 at 121" in row  # steps count from 1
+
+
+def test_instruments_not_logged_are_named_on_the_sheet_and_explained_once_in_the_system_prompt(tmp_path):
+    from assessor.diagnose import UNSEEN_WITHOUT
+
+    request = request_for(make_run(tmp_path, reward=0.3 + 0.01 * ar1(23, 120), kl=0.02 + 0.001 * ar1(24, 120)).path)
+    assert any(a.startswith("reward_std: not logged, so reward spread") for a in request.diagnostics.absent)
+    prompt = prompts.build_prompt(request)
+    absent = prompt.user.split("## Not visible in this run")[1].split("#")[0]
+    line = next(item for item in absent.splitlines() if item.startswith("- not logged: "))
+    assert "reward_std" in line and "completion samples" in line and "entropy" in line
+    assert "learning signal each batch carries" not in prompt.user
+    for name, what in UNSEEN_WITHOUT.items():
+        assert f"{name}: {what}" in prompt.system
 
 
 def test_a_learning_rate_only_logged_is_on_the_setup_line_not_unknown(tmp_path):

@@ -115,6 +115,19 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
     )
 
 
+NO_TIMINGS = "GPU telemetry and phase timings"
+NO_SAMPLES = "completion samples"
+# What a missing instrument hides. The JSON's `absent` says it per entry; the evidence sheet names the missing ones
+# and its legend (in the cached system prompt) says what each would show.
+UNSEEN_WITHOUT = {
+    "reward_std": "reward spread (how much learning signal each batch carries)",
+    "entropy": "token entropy (collapse or blow-up of the sampling distribution)",
+    "response_length_mean": "response length (length hacking, truncation)",
+    NO_TIMINGS: "generation vs training time",
+    NO_SAMPLES: "the text itself (coherence, repetition, language, format, hacks the scores cannot see)",
+}
+
+
 def _absent(ctx: Context, kl_reason: str | None) -> list[str]:
     """What the run does not let us see, and what that hides."""
     run = ctx.run
@@ -123,20 +136,15 @@ def _absent(ctx: Context, kl_reason: str | None) -> list[str]:
         out.append(f"kl: {kl_reason}")
     # Preference training (DPO and kin) samples nothing: there are no groups, no reward spread, no generated lengths.
     preference = run.facts.algorithm in PREFERENCE_ALGORITHMS
-    explanations = {} if preference else {
-        "reward_std": "reward spread (how much learning signal each batch carries)",
-        "entropy": "token entropy (collapse or blow-up of the sampling distribution)",
-        "response_length_mean": "response length (length hacking, truncation)",
-    }
-    for metric, what in explanations.items():
+    for metric in () if preference else ("reward_std", "entropy", "response_length_mean"):
         if not run.has(metric) and not (metric == "reward_std" and (
                 run.has("advantage_std") or run.has("reward_group_std_mean"))):
-            out.append(f"{metric}: not logged, so {what} cannot be read")
+            out.append(f"{metric}: not logged, so {UNSEEN_WITHOUT[metric]} cannot be read")
     if not run.metric_names("eval"):
         judged_by = primary_reward(ctx) if preference else "training reward"
         out.append(f"held-out eval: none logged, so the best checkpoint is judged from {judged_by or 'training'} "
                    "alone")
     if run.gpu is None and not any(m.startswith("time_") for m in run.metric_names("train")):
-        hidden = "where the training time goes" if preference else "generation vs training time"
-        out.append(f"GPU telemetry and phase timings: none, so {hidden} cannot be read")
+        hidden = "where the training time goes" if preference else UNSEEN_WITHOUT[NO_TIMINGS]
+        out.append(f"{NO_TIMINGS}: none, so {hidden} cannot be read")
     return out

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from assessor.diagnose import NO_SAMPLES, NO_TIMINGS, UNSEEN_WITHOUT
 from assessor.diagnose.entropy import entropy_summed
 from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.kl_reward import coefficient_scaled, kl_not_drifting, kl_summed_over_sequence
@@ -225,13 +226,23 @@ def findings_values(findings: Sequence[Finding], scrub: Scrubber) -> dict[str, A
     }
 
 
-def spike_values(spikes: Sequence[Spike]) -> dict[str, Any]:
-    """A signal's spikes as every place on the sheet counts them: total, one-step, lasting, and the largest."""
+def spike_values(spikes: Sequence[Spike], told: bool = False) -> dict[str, Any]:
+    """A signal's spikes as every place on the sheet counts them: total, one-step, lasting, and the largest.
+
+    `told`: a spike finding already names this signal's largest upward spike; the table then points to it rather
+    than naming a largest of its own (a reader met "the largest is 0.046 at step 13" in the finding and "largest a
+    dip to 0.164 at 328" in the table for one KL).
+    """
     big = max(spikes, key=lambda p: abs(p.size_noise))
     one_step = sum(1 for p in spikes if p.kind == "outlier")
     return {"count": len(spikes), "at_least": len(spikes) >= MAX_SPIKES, "one_step": one_step,
             "lasting": len(spikes) - one_step, "value": big.value, "step": big.step, "level": big.level,
-            "dip": big.value < big.level}
+            "dip": big.value < big.level, "told": told}
+
+
+def _spikes_told(d: Diagnostics) -> set[str]:
+    """Signals whose spike finding names their largest upward spike."""
+    return {f.signal for f in d.findings if f.kind == "spike_outlier"}
 
 
 # Noise under this share of a curve's range is no noise a move can be sized against (a smooth exported curve).
@@ -240,7 +251,7 @@ SMOOTH_CURVE_NOISE = 1e-3
 
 def _signal_row(
     key: str, s: SignalSummary, scrub: Scrubber, confirmed: list[Spike] | None = None,
-    noise: float | None = None,
+    noise: float | None = None, spikes_told: bool = False,
 ) -> dict[str, Any]:
     """One table row.
 
@@ -287,7 +298,7 @@ def _signal_row(
         "more_shifts": 0 if schedule else max(0, len(s.change_points) - MAX_CHANGE_POINTS),
         "jumps": [{"step": c.step, "ratio": c.ratio} for c in jumps[:MAX_DISCONTINUITIES]],
         "more_jumps": max(0, len(jumps) - MAX_DISCONTINUITIES),
-        "spikes": spike_values(spikes) if spikes and not schedule else None,
+        "spikes": spike_values(spikes, spikes_told) if spikes and not schedule else None,
     }
 
 
@@ -325,8 +336,10 @@ def signal_rows(d: Diagnostics, scrub: Scrubber) -> list[dict[str, Any]]:
     surrogates = _held_out_surrogates(d, keys)
     # Series the diagnosis reads from a reward rescale on: their start, peak and trough are the new scale's.
     rescaled = next((f.steps[0] for f in d.findings if f.kind == "reward_rescaled" and f.steps), None)
+    told = _spikes_told(d)
     for key in keys:
-        row = _signal_row(key, d.signals[key], scrub, d.instability.spikes.get(key), noise_of.get(key))
+        row = _signal_row(key, d.signals[key], scrub, d.instability.spikes.get(key), noise_of.get(key),
+                          key in told)
         row["read_from"] = rescaled if key in d.rescaled_series else None
         r, e = d.reward, d.eval
         if key == r.metric and r.peak is not None and r.peak_step is not None:
@@ -536,7 +549,8 @@ def instability_values(d: Diagnostics, scrub: Scrubber, table: Sequence[str] = (
     """Spikes per signal (the largest first) and NaN/inf steps; `table`: signals whose spikes the table gives."""
     inst = d.instability
     items = sorted(inst.spikes.items(), key=lambda kv: -max((p.size_noise for p in kv[1]), default=0.0))
-    spikes = [{"metric": scrub.label(metric), "in_table": metric in table, **spike_values(found)}
+    told = _spikes_told(d)
+    spikes = [{"metric": scrub.label(metric), "in_table": metric in table, **spike_values(found, metric in told)}
               for metric, found in items[:MAX_INSTABILITY_SIGNALS] if found]
     nonfinite = [{"metric": scrub.label(m), "count": len(steps), "first": steps[0], "last": steps[-1]}
                  for m, steps in list(inst.nonfinite_steps.items())[:MAX_INSTABILITY_SIGNALS] if steps]
@@ -663,10 +677,20 @@ def summary_values(request: JudgeRequest) -> dict[str, Any]:
         "instability": instability_values(d, scrub, [row["key"] for row in rows]),
         "best": best_values(d, checkpoints, scrub, rows),
         "gpu": gpu_values(d),
-        "absent": [scrub(a) for a in d.absent[:MAX_ABSENT]] + ([] if request.run.samples else [
-            "completion samples: none logged, so the text itself (coherence, repetition, language, format, hacks "
-            "the scores cannot see) cannot be read"]),
+        "absent": absent_values(d.absent[:MAX_ABSENT], bool(request.run.samples), scrub),
     }
+
+
+def absent_values(absent: Sequence[str], samples: bool, scrub: Scrubber) -> dict[str, list[str]]:
+    """What the run does not show: the usual instruments by name (the legend says what each hides), the rest as said.
+
+    `instruments` are the entries the diagnosis wrote in its standard wording; `other` the ones with a reason of
+    their own (why KL is not measured, what the best point is judged from without an eval).
+    """
+    standard = {f"{name}: {'none' if name == NO_TIMINGS else 'not logged'}, so {what} cannot be read": name
+                for name, what in UNSEEN_WITHOUT.items()}
+    instruments = [standard[a] for a in absent if a in standard] + ([] if samples else [NO_SAMPLES])
+    return {"instruments": instruments, "other": [scrub(a) for a in absent if a not in standard]}
 
 
 # --- the data block (untrusted text)

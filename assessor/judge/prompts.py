@@ -37,6 +37,7 @@ from typing import Any
 
 import jinja2
 
+from assessor.diagnose import UNSEEN_WITHOUT
 from assessor.diagnose.context import num
 from assessor.diagnose.robust import MAX_SPIKES
 from assessor.errors import JudgeError
@@ -174,7 +175,7 @@ def _environment() -> jinja2.Environment:
     """The one jinja2 environment: StrictUndefined, no autoescaping, templates from `PROMPTS_DIR`.
 
     Filters for the templates: `num` (three significant digits), `pct`, `signed`, `known` (`unknown` for None);
-    global: `max_spikes` (spikes kept per curve).
+    globals: `max_spikes` (spikes kept per curve), `unseen_without` (what a missing instrument hides).
     """
     _require_dir(PROMPTS_DIR, "prompts")
     env = jinja2.Environment(
@@ -187,6 +188,7 @@ def _environment() -> jinja2.Environment:
     )
     env.filters.update(num=num, pct=_pct, signed=_signed, known=_known)
     env.globals["max_spikes"] = MAX_SPIKES  # a constant of the analysis the sheet's legend states
+    env.globals["unseen_without"] = UNSEEN_WITHOUT  # what each missing instrument hides, in the legend
     return env
 
 
