@@ -707,6 +707,58 @@ def test_a_reward_flat_for_longer_than_it_climbed_has_converged_unless_the_eval_
     assert verdict(climbing).decision == "continue"
 
 
+def test_a_plateaus_slight_drift_that_the_trend_test_calls_falling_is_still_the_plateau(tmp_path):
+    # Logged every 10 steps: the reward climbed to 0.58 by step 600 and has sat there for 800 steps, drifting down
+    # 0.012 (about one noise unit) over the latest 600: the rank test calls that "falling", a reader sees a flat
+    # line. It is a converged run (stop), not a falling one waiting to be watched (continue).
+    n = 140
+    t = np.arange(1, n + 1)
+    rng = np.random.default_rng(9)
+    reward = np.minimum(0.58, 0.3 + 0.28 * t / 60) - 0.012 * np.clip((t - 80) / 60, 0, None) + rng.normal(0, 0.015, n)
+    run = make_run(tmp_path, reward=reward, interval=10)
+    d = diagnose(run)
+    assert d.signals["reward_mean"].trend == "falling"
+    kinds = {f.kind for f in d.reward.findings}
+    assert "reward_converged" in kinds and "reward_falling" not in kinds
+    assert verdict(run).decision == "stop"
+
+
+def test_a_converged_reward_is_not_spent_while_a_few_evaluations_still_visibly_rise_to_a_new_best(tmp_path):
+    # The training pass rate held down by a hotter sampling schedule, flat for 220 steps; the greedy held-out score,
+    # nine evaluations of 500 problems, goes 0.47 -> 0.62, noisy, its latest the best: too few evaluations for the
+    # trend test, but a rise a reader sees. Still improving: continue.
+    reward = np.minimum(1.1, -0.3 + 1.4 * STEPS / 80) + ar1(110, N, 0.3, 0.05)
+    kl = np.minimum(6.0, 6.0 * STEPS / 80) + ar1(111, N, 0.3, 0.05)
+    evals = np.array([0.466, 0.508, 0.504, 0.528, 0.598, 0.552, 0.566, 0.55, 0.618])
+    run = with_evals(make_run(tmp_path / "eval", reward=reward, kl=kl).path, "accuracy", 33, evals)
+    assert "reward_converged" in {f.kind for f in diagnose(run).reward.findings}
+    assert verdict(run).decision == "continue"
+    # The same evaluations with the latest back at the plateau: no visible rise, so the plateau is the answer.
+    flat = with_evals(make_run(tmp_path / "flat", reward=reward, kl=kl).path, "accuracy", 33,
+                      np.array([0.466, 0.508, 0.504, 0.528, 0.598, 0.552, 0.566, 0.55, 0.556]))
+    assert verdict(flat).decision == "stop"
+
+
+def test_a_run_spent_by_kl_drift_whose_eval_fell_two_noise_units_from_a_sharp_best_rolls_back_to_it(tmp_path):
+    # The reward levelled off at step 160 while KL climbs 25-fold; the held-out pass rate climbed to 0.406 at step 250
+    # (a sharp peak at the top of a steep climb, which the decline test reads with the lower evaluation before it)
+    # and has fallen at every evaluation since: 0.384, 0.376, 0.326. Stopping would keep weights clearly worse than
+    # those of step 250: roll back there. With the latest evaluations holding at the peak, the stop stands.
+    n = 400
+    t = np.arange(1, n + 1)
+    reward = np.minimum(0.62, 0.2 + 0.42 * t / 160) + ar1(120, n, 0.3, 0.02)
+    kl = 0.03 + 0.75 * np.clip((t - 100) / 300, 0, None) ** 1.5 + ar1(121, n, 0.3, 0.005)
+    climb = [0.23, 0.266, 0.312, 0.36, 0.406]
+    fell = with_evals(make_run(tmp_path / "fell", reward=reward, kl=kl).path, "accuracy", 50,
+                      np.array([*climb, 0.384, 0.376, 0.326]))
+    assert "eval_declining" not in {f.kind for f in diagnose(fell).findings}
+    v = verdict(fell)
+    assert v.decision == "rollback" and v.rollback_step == 250
+    held = with_evals(make_run(tmp_path / "held", reward=reward, kl=kl).path, "accuracy", 50,
+                      np.array([*climb, 0.398, 0.41, 0.402]))
+    assert verdict(held).decision == "stop"
+
+
 def test_a_gold_reward_models_held_out_score_is_read_and_outranks_the_proxy(tmp_path):
     # Proxy reward rising throughout; the gold RM scored every 25 steps peaks at step 125 and falls.
     reward = -0.5 + 2.5 * STEPS / N + ar1(113, N, 0.3, 0.05)

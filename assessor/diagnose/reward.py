@@ -17,6 +17,7 @@ from assessor.diagnose import robust
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.kl_reward import min_flat_points, primary_reward
 from assessor.diagnose.models import Finding, RewardDiagnosis, Severity, SignalSummary, Stretch
+from assessor.diagnose.signals import Reading
 
 DECLINE_T = 4.0  # the peak stretch is chosen as the best of many, so its comparison needs a high bar
 PROGRESS_T = 3.0
@@ -162,7 +163,7 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
             metric, "reward_rising", "info",
             f"{metric} is still rising: +{num(s.trend_change)} since step {s.trend_window_start} "
             f"({s.trend_change_noise:.1f} noise units){slowing}", [s.trend_window_start]))
-    elif s.trend == "falling":
+    elif s.trend == "falling" and not _settled_drift(reading, s):
         findings.append(finding(
             metric, "reward_falling", "warning",
             f"{metric} is falling: {num(s.trend_change)} since step {s.trend_window_start} "
@@ -211,6 +212,22 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
         findings.append(shaped)
     out.findings = findings
     return out
+
+
+SETTLED_DRIFT_NOISE = 2.0  # a fall smaller than this many noise units across the window can be a plateau's drift
+
+
+def _settled_drift(reading: Reading, s: SignalSummary) -> bool:
+    """Whether a "falling" trend is a long plateau's slight drift: too small to size as a fall, on a level-off.
+
+    Over hundreds of steps on a level, a rank test calls a drift of one noise unit established; the curve is still
+    the plateau it has been since it levelled off (a reader sees a flat line), and is read as one.
+    """
+    change = s.trend_change_noise
+    if change is None or not math.isfinite(change) or abs(change) >= SETTLED_DRIFT_NOISE:
+        return False
+    bend = robust.level_off(reading.series)
+    return bend is not None and bend.plateau(min_flat_points=min_flat_points(reading))
 
 
 NO_PROGRESS_MAX_ERROR = 0.05  # of a 0..1 reward's range: the start-to-now comparison must be this sharp

@@ -276,9 +276,24 @@ def _holds_gain(c: EvalCurve) -> bool:
     return sign * (c.now - c.start) > 2 * c.noise
 
 
+EVAL_VISIBLE_RISE = 2.0  # noise units across the recent window: a rise a reader sees, if the test cannot call it
+
+
 def _eval_still_climbing(d: Diagnostics) -> bool:
-    """A held-out eval still setting clear new highs: the training reward's plateau is not the model's."""
-    return any(_eval_climbing(c) and c.decline_noise < 1.0 for c in d.eval.curves)
+    """A held-out eval still setting new highs: the training reward's plateau is not the model's.
+
+    Clear new highs, or an eval that climbed over the run, scores its highest yet at its latest evaluation and
+    moved up a visible `EVAL_VISIBLE_RISE` noise units across its recent window (too few evaluations for the trend
+    test to call it): a held-out score still going up is not shown spent, whatever the training reward does (a
+    hotter sampling schedule holds the training pass rate down while the greedy eval keeps rising).
+    """
+    def rising_still(c: EvalCurve) -> bool:
+        window = d.signals.get(c.metric)
+        moved = window.trend_change_noise if window is not None else None
+        return (c.climbed and c.now_step == c.peak_step and moved is not None and math.isfinite(moved)
+                and moved >= EVAL_VISIBLE_RISE)
+
+    return any((_eval_climbing(c) or rising_still(c)) and c.decline_noise < 1.0 for c in d.eval.curves)
 
 
 def _sort(d: Diagnostics) -> _Weighed:
@@ -343,6 +358,8 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
     spent = w.weight(w.spent, SPENT)
     if spent >= 1.0 and _all_but_done(d):
         return _let_it_finish(d, w)
+    if spent >= 1.0 and _drifted_past_eval_best(d, w):
+        return _went_past_best(d, w, spent, checkpoints)
     if spent >= 1.0:
         return _spent(d, w, spent)
     if finished and not _worth_extending(d):
@@ -354,6 +371,31 @@ def decide(d: Diagnostics, checkpoints: list[Checkpoint] | None = None) -> Verdi
             _eval_climbing(c) and not confidence_only(c, d.eval.curves) for c in d.eval.curves):
         return _died_on_plateau(d, w)
     return _continue(d, w)
+
+
+DRIFT_WITHOUT_GAIN = frozenset({"kl_up_reward_flat"})
+FELL_FROM_BEST_NOISE = 2.0  # the held-out best over the mean of the latest two evaluations, in eval-to-eval noise
+
+
+def _drifted_past_eval_best(d: Diagnostics, w: _Weighed) -> bool:
+    """A run spent by drift (KL climbing for no reward) whose held-out eval now stands clearly below its best.
+
+    The decline test reads the peak with its neighbours, so a sharp peak on a steep climb can read as "holding";
+    but a stop says the current weights are as good as any, and while the policy drifts for no gain an eval two
+    noise units below its best over the latest two evaluations says they are not (unless that best stands alone
+    above its neighbours: a lucky draw): the better model is the one at the best evaluation, and going back there
+    costs nothing the run still gains.
+    """
+    if not {_kind(f) for f in w.spent} & DRIFT_WITHOUT_GAIN or not d.eval.curves:
+        return False
+    c = d.eval.curves[0]
+    window = d.signals.get(c.metric)
+    if window is None or c.points < 5 or c.noise <= 0:
+        return False
+    if d.best_checkpoint.basis != "eval" or d.best_checkpoint.best_level_median:
+        return False  # a best evaluation alone above its neighbours is a lucky draw, not a level to go back to
+    cadence = (window.last_step - window.first_step) / max(1, window.points - 1)
+    return c.decline_noise >= FELL_FROM_BEST_NOISE and c.now_step - c.peak_step >= 2 * cadence - 1e-9
 
 
 ALL_BUT_DONE = 0.95  # of a known plan: what is left costs less than the check that would stop it
