@@ -42,16 +42,15 @@ import os
 import sqlite3
 import sys
 import time
-import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import holdout_kit  # noqa: E402
-from holdout_kit import HEALTHY, Case, converged, dump_json, rollback, stop, stop_or_rollback, tb_file, trainer_state  # noqa: E402
+import holdout_kit
+from holdout_kit import HEALTHY, Case, converged, dump_json, rollback, stop, stop_or_rollback, tb_file, trainer_state
 
 HERE = Path(__file__).resolve().parent
 NOW = time.time()
@@ -359,7 +358,7 @@ def w_trl_ckpts(run, folder, ctx, vocab, save_every, keep, logging_steps, eval_s
             e.update(epoch=round(s / steps_per_epoch, 4), step=s)
             hist.append(e)
     last = run["rows"][-1]["step"]
-    saves = [s for s in range(save_every, last + 1, save_every)]
+    saves = list(range(save_every, last + 1, save_every))
     if final and last not in saves:
         saves.append(last)
     for s in saves[-keep:]:
@@ -394,8 +393,9 @@ def tqdm_line(s: int, total: int, per: float) -> str:
     fill = int(10 * s / total)
     bar = "█" * fill + (" " * (10 - fill))
     el, rem = s * per, (total - s) * per
-    hms = lambda x: f"{int(x // 3600):d}:{int(x % 3600 // 60):02d}:{int(x % 60):02d}" if x >= 3600 else \
-        f"{int(x // 60):02d}:{int(x % 60):02d}"
+    def hms(x):
+        return f"{int(x // 3600):d}:{int(x % 3600 // 60):02d}:{int(x % 60):02d}" if x >= 3600 else \
+            f"{int(x // 60):02d}:{int(x % 60):02d}"
     return f"{pct:3d}%|{bar}| {s}/{total} [{hms(el)}<{hms(rem)}, {per:.2f}s/it]"
 
 
@@ -438,7 +438,7 @@ def tb_events(rows, evals, t, train_map, eval_map):
     for r in rows:
         vals = {}
         for k, v in r.items():
-            if k in train_map and not (v is None):
+            if k in train_map and v is not None:
                 vals[train_map[k]] = v
         ev.append((t(r["step"]), r["step"], vals))
         if r["step"] in evd:
@@ -504,7 +504,7 @@ def w_verl_console(run, folder, ctx, vocab, val_key, fmt_np2, prefix="", crash=N
                    proj="verl_grpo", exp="run", save_freq=0, steps_per_epoch=10 ** 9, relaunch_header=None):
     rng = np.random.default_rng(7)
     lines = []
-    header = [f"(TaskRunner pid=39877) TaskRunner hostname: gpu-node-12, PID: 39877",
+    header = ["(TaskRunner pid=39877) TaskRunner hostname: gpu-node-12, PID: 39877",
               f"(TaskRunner pid=39877) Size of train dataloader: {steps_per_epoch}, Size of val dataloader: 1",
               f"(TaskRunner pid=39877) Total training steps: {ctx['planned']}"]
 
@@ -719,7 +719,8 @@ def w_trackio(run, folder, ctx, vocab, eval_vocab, project, run_name, config):
         metrics TEXT);
     """)
     rid = stable_id(run_name + "tk")[:16]
-    iso = lambda x: time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(x)) + f".{int((x % 1) * 1e6):06d}"
+    def iso(x):
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(x)) + f".{int((x % 1) * 1e6):06d}"
     c.execute("INSERT INTO configs (run_id, run_name, config, created_at) VALUES (?, ?, ?, ?)",
               (rid, run_name, json.dumps(config), iso(ctx["end"] - ctx["dur"])))
     t = clock(ctx)
@@ -967,7 +968,8 @@ SPECS.append(Spec(
     "worth it: continue.", age_min=62, hours=80 * 55 / 3600))
 
 # H5: OpenRLHF console, curriculum easy -> hard at 1500, reward drops by design and recovers, held-out rising.
-_h5_rew = lambda s: pw((0, .42), (1500, .78))(s) if s <= 1500 else pw((1500, .30), (2300, .41), (4000, .50))(s)
+def _h5_rew(s):
+    return pw((0, .42), (1500, .78))(s) if s <= 1500 else pw((1500, .30), (2300, .41), (4000, .50))(s)
 SPECS.append(Spec(
     "ok-openrlhf-console-curriculum-easy-to-hard-at-1500-reward-0.78-to-0.30-recovering-eval-rising-live",
     Story(every(1, 2300), reward=_h5_rew, P=64, G=8,
@@ -991,7 +993,8 @@ SPECS.append(Spec(
     hours=2300 * 30 / 3600))
 
 # H6: MLflow files from a TRL GRPO run: stage 2 relaunched from checkpoint-3000 with a brevity reward; 3010-3050 twice.
-_h6_acc = lambda s: pw((0, .35), (3000, .58), (4200, .63))(s)
+def _h6_acc(s):
+    return pw((0, .35), (3000, .58), (4200, .63))(s)
 SPECS.append(Spec(
     "ok-mlflow-files-trl-stage2-relaunch-from-3000-adds-brevity-reward-total-jumps-steps-3010-3050-logged-twice",
     Story(every(10, 4200), P=16, G=8, avg=10,
@@ -1047,7 +1050,8 @@ SPECS.append(Spec(
 
 # H8: hand-written REINFORCE loop, RM score minus a baseline re-centred every 1000 steps -> sawtooth; winrate rising.
 _h8_raw = pw((0, -3.1), (4600, -1.45), (8000, -1.0))
-_h8_base = lambda s: _h8_raw(1000 * (s // 1000)) if s >= 1000 else _h8_raw(0)
+def _h8_base(s):
+    return _h8_raw(1000 * (s // 1000)) if s >= 1000 else _h8_raw(0)
 SPECS.append(Spec(
     "ok-custom-jsonl-rm-score-negative-baseline-recentred-every-1000-sawtooth-judge-winrate-rising-live",
     Story(every(1, 4600), reward=lambda s: _h8_raw(s) - _h8_base(s), kind="rm", P=64, G=4, tau=.8, s_sd=1.4,
