@@ -759,6 +759,30 @@ def test_a_run_spent_by_kl_drift_whose_eval_fell_two_noise_units_from_a_sharp_be
     assert verdict(held).decision == "stop"
 
 
+def test_a_collapse_in_the_last_few_hundred_steps_of_a_long_run_is_a_decline_not_a_rise(tmp_path):
+    # 8,000 steps logged one by one, the reward still creeping up, then in the last 200 steps it falls by 0.3 while
+    # entropy blows up. A tenth of the run is 800 steps: the collapse is a quarter of the latest tenth, and the
+    # trend window (the latest third) still reads "rising". Read at a finer scale it is a decline, dated where it
+    # fell, and the run goes back to before it; the same run without the collapse is left to climb.
+    n = 8000
+    t = np.arange(1, n + 1)
+    rng = np.random.default_rng(5)
+    base = 0.45 + 0.25 * (1 - np.exp(-t / 2500))
+    fall = 0.3 * np.clip((t - (n - 200)) / 60, 0, 1)
+    blow_up = 2.0 * np.clip((t - (n - 200)) / 100, 0, 1)
+    run = make_run(tmp_path / "collapse", reward=base - fall + rng.normal(0, 0.03, n),
+                   entropy=0.4 - 0.05 * t / n + blow_up + rng.normal(0, 0.01, n))
+    d = diagnose(run)
+    declined = next(f for f in d.reward.findings if f.kind == "reward_peaked_then_declined")
+    assert "rising again" not in declined.observation and "over the latest" in declined.observation
+    assert d.reward.fall_step is not None and d.reward.fall_step > n - 200
+    v = verdict(run)
+    assert v.decision == "rollback" and v.rollback_step is not None and n - 1000 <= v.rollback_step <= n - 200
+    healthy = make_run(tmp_path / "healthy", reward=base + rng.normal(0, 0.03, n),
+                       entropy=0.4 - 0.05 * t / n + rng.normal(0, 0.01, n))
+    assert verdict(healthy).decision == "continue"
+
+
 def test_a_gold_reward_models_held_out_score_is_read_and_outranks_the_proxy(tmp_path):
     # Proxy reward rising throughout; the gold RM scored every 25 steps peaks at step 125 and falls.
     reward = -0.5 + 2.5 * STEPS / N + ar1(113, N, 0.3, 0.05)
@@ -2593,3 +2617,16 @@ def test_a_live_run_spent_in_the_last_twentieth_of_its_plan_is_let_finish(tmp_pa
         run = make_run(tmp_path / str(total), reward=reward, eval_every=10, eval_values=evals,
                        config={"max_steps": total})
         assert verdict(run).decision == decision, total
+
+
+@pytest.mark.parametrize(("name", "size"), [
+    ("val-core/HuggingFaceH4/MATH-500/reward/mean@1", 500),  # verl names validation after the data source
+    ("val-core/openai/gsm8k/reward/mean@1", 1319),
+    ("eval_math500_pass1", 500),
+    ("eval/aime_2024/pass@1", 30),
+    ("eval/math_hard/accuracy", None),
+])
+def test_a_benchmark_is_known_by_its_name_however_the_framework_spells_it(name, size):
+    from assessor.diagnose.evaluation import named_set_size
+
+    assert named_set_size(name) == size

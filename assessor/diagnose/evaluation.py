@@ -245,8 +245,19 @@ def named_set_size(metric: str, keys: Collection[str] = ()) -> int | None:
     `keys`: what the framework logged it as, which may name the benchmark where the canonical name does not
     (OpenRLHF's `eval_math500_pass1` is the held-out `reward_mean`).
     """
-    tokens = _tokens(metric).union(*map(_tokens, keys))
+    tokens = set().union(*map(_name_tokens, (metric, *keys)))
     return next((size for token in sorted(tokens) for stem, size in _NAMED_SIZES if token.startswith(stem)), None)
+
+
+def _name_tokens(name: str) -> set[str]:
+    """A logged name's words, and the same with hyphens and underscores inside a word dropped.
+
+    verl names a validation series after its data source (`val-core/HuggingFaceH4/MATH-500/reward/mean@1`):
+    `MATH-500` is the benchmark `math500`, not the words `math` and `500`.
+    """
+    lowered = name.lower()
+    joined = {re.sub(r"[-_]", "", part) for part in re.split(r"[^a-z0-9_-]+", lowered)}
+    return _tokens(lowered) | joined
 
 
 def _smallest(*sizes: int | None) -> int | None:

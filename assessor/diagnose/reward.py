@@ -25,6 +25,8 @@ PROGRESS_T = 3.0
 # the run are each compared with the latest stretch of the same length. The bar falls with the number of
 # candidate stretches each best one was picked from (about run / stretch), from 4 standard errors for a tenth.
 DECLINE_SHARES = (10, 5, 3)
+FINE_DECLINE_SHARES = (20, 40)
+FINE_STRETCH_POINTS = 100
 
 
 def decline_bar(n: int, width: int) -> float:
@@ -74,8 +76,11 @@ def _decline(
     """
     n = series.n
     best: tuple[float, np.ndarray, np.ndarray, robust.LevelShift] | None = None
-    for share in DECLINE_SHARES:
-        w = width if share == DECLINE_SHARES[0] else max(width, n // share)
+    # On a long log a tenth of the run is thousands of steps: a collapse in its last few hundred is a fraction of
+    # the latest tenth. Finer stretches, each still of FINE_STRETCH_POINTS points or more, see it whole.
+    fine = [share for share in FINE_DECLINE_SHARES if n // share >= FINE_STRETCH_POINTS]
+    for share in (*DECLINE_SHARES, *fine):
+        w = width if share == DECLINE_SHARES[0] else (n // share if share in fine else max(width, n // share))
         if 2 * w > n:
             continue
         # The best stretch is sought before the latest one: a best window that overlaps the latest by a few
@@ -96,11 +101,21 @@ def _decline(
     return best[1], best[2], best[3], best[0] >= 0
 
 
-def _halfway_down(series: robust.Series, peak_end: int, from_peak: robust.LevelShift) -> int | None:
-    """The first step after the peak stretch where the smoothed curve is halfway down from the peak to now."""
+def _halfway_down(series: robust.Series, peak_end: int, from_peak: robust.LevelShift, width: int) -> int | None:
+    """The first step after the peak stretch where the curve is halfway down from the peak to now.
+
+    Read on means of a fifth of the latest stretch (`width` points) of the logged values, each dated by its middle
+    step: the smoothed curve's centred running median lags at the end of the log, so a collapse in the last few
+    hundred steps of a long run never reaches halfway on it.
+    """
     halfway = 0.5 * (from_peak.before + from_peak.after)
-    down = np.flatnonzero((series.red_steps > peak_end) & (series.smooth <= halfway))
-    return int(series.red_steps[down[0]]) if len(down) else None
+    k = max(3, width // 5)
+    if series.n < k:
+        return None
+    means = robust.window_means(series.values, k)
+    middle = series.steps[k // 2:k // 2 + len(means)]
+    down = np.flatnonzero((middle > peak_end) & (means <= halfway))
+    return int(middle[down[0]]) if len(down) else None
 
 
 def diagnose_reward(ctx: Context) -> RewardDiagnosis:
@@ -127,31 +142,39 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
     gain_lost = _gain_lost(from_peak, progress.before)
     # Rising again is recovery under way, not a better model behind us, unless most of the gain is still gone (a
     # resume that loaded the base weights relearns for hundreds of steps while the checkpoint before it is better).
+    # Recovering: the recent trend rises over a window that starts after the best stretch (a window reaching back
+    # before it rises with the climb to the peak, whatever happened since).
+    recovering = s.trend == "rising" and s.trend_window_start >= int(peak_steps[-1])
     if not overlapping and declined and robust.material_drop(from_peak, series) and (
-            s.trend != "rising" or gain_lost >= RISING_YET_MOSTLY_LOST):
+            not recovering or gain_lost >= RISING_YET_MOSTLY_LOST):
         # The peak and now quoted stay the curve's own (stretches of a tenth of the run, as in the signals table):
         # the decline test's stretches may be wider, and are named by their steps, not given as a second peak.
         latest_steps = series.steps[latest]
         out.peak_stretch = Stretch(first_step=int(peak_steps[0]), last_step=int(peak_steps[-1]), mean=from_peak.before)
         out.latest_stretch = Stretch(first_step=int(latest_steps[0]), last_step=int(latest_steps[-1]),
                                      mean=from_peak.after)
-        out.fall_step = _halfway_down(series, int(peak_steps[-1]), from_peak)
+        out.fall_step = _halfway_down(series, int(peak_steps[-1]), from_peak, int(latest.sum()))
         gain = from_peak.before - progress.before
         severity: Severity = "critical" if gain > 0 and from_peak.after <= progress.before else "warning"
         # The share lost is quoted from the start, peak and now of the signals table, so a reader can check it;
         # the test's own stretches (named by their steps) may be wider.
+        # A fall inside the latest tenth (found at a finer scale) is quoted at that scale: the table's now, the
+        # mean of the whole latest tenth, holds only part of it.
         table_gain = s.peak - s.start
-        if table_gain > 0 and s.now <= s.start:
+        finer = int(latest.sum()) < width
+        now = from_peak.after if finer else s.now
+        shown_now = (f"{num(now)} over the latest {int(latest.sum())} logged steps (the table's now, the mean of the "
+                     f"latest tenth, is {num(s.now)})" if finer else f"{num(now)} now")
+        if table_gain > 0 and now <= s.start:
             lost = f"all of its gain and is below where it started ({num(s.start)})"
         elif table_gain > 0:
-            lost = f"{(s.peak - s.now) / table_gain:.0%} of its gain since the start"
+            lost = f"{(s.peak - now) / table_gain:.0%} of its gain since the start"
         else:
             lost = "ground"
-        rising = s.trend == "rising"
-        again = f"; it is rising again since step {s.trend_window_start}, still far below" if rising else ""
+        again = f"; it is rising again since step {s.trend_window_start}, still far below" if recovering else ""
         findings.append(finding(
             metric, "reward_peaked_then_declined", severity,
-            f"{metric} peaked at {num(s.peak)} around step {s.peak_step} and is {num(s.now)} now; the decline "
+            f"{metric} peaked at {num(s.peak)} around step {s.peak_step} and is {shown_now}; the decline "
             f"test's stretch around it, steps {int(peak_steps[0])}–{int(peak_steps[-1])}, averaged "
             f"{-from_peak.t:.1f} standard errors above the latest {int(latest.sum())} logged steps: it has "
             f"lost {lost}{again}",
