@@ -277,3 +277,24 @@ def test_a_train_eval_divergence_quotes_the_two_levels_it_compares(tmp_path):
     found = next(f for f in d.findings if f.kind == "train_eval_divergence")
     assert "kept rising" not in found.observation
     assert re.search(r"\(0\.\d+ → 0\.\d+, medians of the latest steps on each side\)", found.observation), found
+
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_rise_a_collapse_and_a_partial_recovery_give_kl_reward_spans_labelled_by_their_own_moves(tmp_path, seed):
+    # Reward climbs 0.4 -> 0.8 over 1,480 steps, collapses to 0.25 in 40 and recovers to 0.40; KL creeps up. A span
+    # holding the climb and the collapse tests "flat" (or "rising") over its length and lost 0.37: its label must
+    # say what its numbers say, and the collapse must read as a fall somewhere.
+    n = 2300
+    t = np.arange(1, n + 1)
+    rng = np.random.default_rng(seed)
+    level = np.where(t <= 1480, 0.4 + 0.4 * t / 1480,
+                     np.where(t <= 1520, 0.8 - 0.55 * (t - 1480) / 40, 0.25 + 0.15 * (t - 1520) / 780))
+    run = make_run(tmp_path, reward=level + rng.normal(0, 0.03, n), kl=0.02 + 0.04 * t / n + rng.normal(0, 0.002, n))
+    d = diagnose(run)
+    noise = d.signals["reward_mean"].noise
+    for span in d.kl_reward.timeline:
+        reward_part = span.quadrant.split("_reward_")[1]
+        assert reward_part != "flat" or abs(span.reward_change) < 4 * noise, span
+        assert reward_part == "flat" or (span.reward_change > 0) == (reward_part == "up"), span
+    assert any(s.quadrant.endswith("reward_down") and s.reward_change < -0.3 for s in d.kl_reward.timeline)

@@ -250,3 +250,14 @@ def test_event_log_evals_are_at_their_grpo_steps(real_runs):
     assert accuracy.index.tolist() == list(range(0, 201, 5))
     assert accuracy[195] == pytest.approx(0.677734375)  # the author's best, "67.77% at step 195"
     assert run.nonfinite.empty  # clip_fraction, approx_kl, reference_kl are null on every row: not logged
+
+
+@pytest.mark.parametrize("folder", REAL_RUN_NAMES)
+def test_every_quadrant_span_says_what_its_own_numbers_say(real_runs, folder):
+    # "steps 1-2300: reward -0.0215, KL +0.0326 (kl up reward up)": a label its own move contradicts.
+    from assessor.diagnose import diagnose
+
+    for span in diagnose(load_run(real_runs / folder)).kl_reward.timeline:
+        kl_part, reward_part = span.quadrant.split("_reward_")
+        assert reward_part == "flat" or (span.reward_change > 0) == (reward_part == "up"), span
+        assert kl_part != "kl_up" or span.kl_change > 0, span

@@ -406,15 +406,17 @@ def _timeline(kl: Reading, reward: Reading) -> list[QuadrantSpan]:
     return [part for span in spans for part in _split_at_turn(_retested(span, kl, reward), kl, reward)]
 
 
-def _split_at_turn(span: QuadrantSpan, kl: Reading, reward: Reading) -> list[QuadrantSpan]:
+def _split_at_turn(span: QuadrantSpan, kl: Reading, reward: Reading, depth: int = 0) -> list[QuadrantSpan]:
     """A span whose reward went well past both its ends (fell and came back, rose and fell) cut at that turn.
 
     Whole, its label (the trend test's: mostly rising) and its move (end minus start: negative) say opposite
-    things about a collapse and a partial recovery; cut at the low point, each part says one thing.
+    things about a collapse and a partial recovery; cut at the low point, each part says one thing. The parts are
+    cut again where they turn too (a rise, a collapse and a partial recovery are three spans), down to spans of
+    `MIN_WINDOW_POINTS` reduced points.
     """
     series = reward.series
     inside = (series.red_steps > span.start_step) & (series.red_steps < span.end_step)
-    if inside.sum() < 2:
+    if inside.sum() < max(2, 2 * MIN_WINDOW_POINTS if depth else 2) or depth >= MAX_TURNS:
         return [span]
     ends = (robust.level_at(series, span.start_step), robust.level_at(series, span.end_step))
     levels, steps = series.smooth[inside], series.red_steps[inside]
@@ -427,7 +429,11 @@ def _split_at_turn(span: QuadrantSpan, kl: Reading, reward: Reading) -> list[Qua
         return [span]
     first = span.model_copy(update={"end_step": turn})
     second = span.model_copy(update={"start_step": turn + 1})
-    return [_retested(first, kl, reward), _retested(second, kl, reward)]
+    return [*_split_at_turn(_retested(first, kl, reward), kl, reward, depth + 1),
+            *_split_at_turn(_retested(second, kl, reward), kl, reward, depth + 1)]
+
+
+MAX_TURNS = 3  # cuts deep: a span is cut at most this many times over
 
 
 def _retested(span: QuadrantSpan, kl: Reading, reward: Reading) -> QuadrantSpan:
@@ -444,8 +450,32 @@ def _retested(span: QuadrantSpan, kl: Reading, reward: Reading) -> QuadrantSpan:
     def moved(series: robust.Series) -> float:
         return robust.level_at(series, span.end_step) - robust.level_at(series, span.start_step)
 
-    return span.model_copy(update={"quadrant": _quadrant(kl_trend.direction, reward_trend.direction),
-                                   "reward_change": moved(reward.series), "kl_change": moved(kl.series)})
+    reward_moved, kl_moved = moved(reward.series), moved(kl.series)
+    # The label says what the quoted move says: a trend the test calls up over a span whose levels moved down (or
+    # by a fraction of a noise unit) is no "reward up" (a reader met "reward -0.0215 ... (kl up reward up)").
+    reward_direction = _agreeing(reward_trend.direction, reward_moved, reward.series)
+    kl_direction = _agreeing(kl_trend.direction, kl_moved, kl.series)
+    return span.model_copy(update={"quadrant": _quadrant(kl_direction, reward_direction),
+                                   "reward_change": reward_moved, "kl_change": kl_moved})
+
+
+SPAN_MOVE_NOISE = 0.5  # a span's quoted move must be at least this many noise units to carry its trend's label
+SPAN_OBVIOUS_NOISE = 3.0  # a quoted move this large is the span's direction, whatever the rank test over it says
+
+
+def _agreeing(direction: str, moved: float, series: robust.Series) -> str:
+    """A span's trend word, made to agree with its quoted move (the level at its end minus the level at its start).
+
+    A move of `SPAN_OBVIOUS_NOISE` noise units or more gives the direction (a span that rose and then collapsed
+    below where it began tests "flat" over its whole length, yet it lost 0.37); a trend whose move has the other
+    sign, or is under `SPAN_MOVE_NOISE` noise units, is "flat".
+    """
+    noise = max(series.noise, robust.noise_floor(series.values))
+    if abs(moved) >= SPAN_OBVIOUS_NOISE * noise:
+        return "rising" if moved > 0 else "falling"
+    if direction == "flat" or abs(moved) < SPAN_MOVE_NOISE * noise or (moved > 0) != (direction == "rising"):
+        return "flat"
+    return direction
 
 
 # Keys whose KL is summed over each completion's tokens, not a per-token mean: TRL's PPO, RLOO, online DPO and XPO
