@@ -2630,3 +2630,19 @@ def test_a_benchmark_is_known_by_its_name_however_the_framework_spells_it(name, 
     from assessor.diagnose.evaluation import named_set_size
 
     assert named_set_size(name) == size
+
+
+def test_a_training_reward_drifting_on_its_plateau_is_no_gain_that_fails_to_transfer(tmp_path):
+    # The reward climbed 0.36 -> 0.68 by step 350 and drifted to 0.71 over the 1,250 steps since; the held-out score
+    # levelled off with it. Its stretch means are precise enough to call the drift many standard errors, but a
+    # tenth of the climb is the plateau's drift: the eval has converged with the reward (eval_plateau), not
+    # "stood still while the training reward rose".
+    n = 1600
+    t = np.arange(1, n + 1)
+    reward = np.where(t <= 350, 0.36 + 0.32 * t / 350, 0.68 + 0.03 * (t - 350) / 1250) + ar1(130, n, 0.3, 0.025)
+    evals = np.array([0.19, 0.36, 0.52, 0.60, 0.64, 0.645, 0.65, 0.655, 0.66, 0.655, 0.665, 0.67, 0.668, 0.672,
+                      0.675, 0.67])
+    run = with_evals(make_run(tmp_path, reward=reward).path, "reward_mean", 100, evals)
+    kinds = {f.kind for f in diagnose(run).findings}
+    assert "eval_plateau" in kinds and "eval_not_transferring" not in kinds
+    assert verdict(run).decision == "stop"
