@@ -298,3 +298,25 @@ def test_a_rise_a_collapse_and_a_partial_recovery_give_kl_reward_spans_labelled_
         assert reward_part != "flat" or abs(span.reward_change) < 4 * noise, span
         assert reward_part == "flat" or (span.reward_change > 0) == (reward_part == "up"), span
     assert any(s.quadrant.endswith("reward_down") and s.reward_change < -0.3 for s in d.kl_reward.timeline)
+
+
+
+def test_a_lasting_jump_that_later_went_back_is_not_said_to_have_never_come_back():
+    from assessor.diagnose.instability import _spike_findings
+    from assessor.diagnose.models import Spike
+
+    # holdout33's OpenRLHF run: grad_norm jumped to 2.34 at step 221 (from 0.353) and stayed; it is 0.0578 now.
+    jump = [Spike(step=221, value=2.34, level=0.353, size_noise=51.0, kind="regime_change")]
+    text = _spike_findings("grad_norm", jump, last_step=1400, now=0.0578)[0].observation
+    assert "did not come back" not in text and "come back down (0.0578 now)" in text
+    still = _spike_findings("grad_norm", jump, last_step=1400, now=2.2)[0].observation
+    assert "did not come back" in still
+
+
+def test_a_gradient_level_shift_that_later_went_back_says_so(tmp_path):
+    n = 300
+    t = np.arange(1, n + 1)
+    grad = np.where(t < 100, 0.2, np.where(t < 180, 2.3, 0.1)) + 0.01 * ar1(140, n)
+    run = make_run(tmp_path, reward=0.3 + 0.3 * t / n + 0.01 * ar1(141, n), grad_norm=grad)
+    shift = next(f for f in diagnose(run).findings if f.kind == "level_shift" and f.signal == "grad_norm")
+    assert "it has since come back down" in shift.observation

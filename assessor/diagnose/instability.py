@@ -31,7 +31,8 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
         out.spikes[metric] = spikes
         if metric in ("kl", "grad_norm"):
             nan_after = any(s > reading.summary.last_step for s in ctx.run.nonfinite_steps(metric))
-            findings.extend(_spike_findings(metric, spikes, reading.summary.last_step, nan_after))
+            findings.extend(_spike_findings(metric, spikes, reading.summary.last_step, nan_after,
+                                            now=reading.summary.now))
     if not any(f.signal == "grad_norm" and f.kind == "spike_regime_change" for f in findings):
         findings.extend(_gradient_level_shift(ctx))
     for metric in NAN_SIGNALS:
@@ -249,10 +250,15 @@ def _gradient_level_shift(ctx: Context) -> list[Finding]:
     if rise is None:
         return []
     step, before, after = rise
+    assert reading is not None
+    now = reading.summary.now
+    stayed = ("and stayed there: the optimisation changed regime" if abs(now - before) >= 0.5 * abs(after - before)
+              else f"and stayed there for a while (it has since come back down, {num(now)} now): the optimisation "
+                   "changed regime for a stretch")
     return [finding(
         "grad_norm", "level_shift", "warning",
-        f"grad_norm moved from about {num(before)} to {num(after)} at step {step} ({after / before:.0f}x) "
-        "and stayed there: the optimisation changed regime", [step])]
+        f"grad_norm moved from about {num(before)} to {num(after)} at step {step} ({after / before:.0f}x) {stayed}",
+        [step])]
 
 
 def _confirmed(spikes: list[Spike], change_points: list[ChangePoint]) -> list[Spike]:
@@ -267,7 +273,9 @@ def _confirmed(spikes: list[Spike], change_points: list[ChangePoint]) -> list[Sp
 REGIME_MIN_SHARE = 0.1  # of the larger of the two levels: a lasting shift smaller than this is no new regime
 
 
-def _spike_findings(metric: str, spikes: list[Spike], last_step: int, nan_after: bool = False) -> list[Finding]:
+def _spike_findings(
+    metric: str, spikes: list[Spike], last_step: int, nan_after: bool = False, now: float | None = None,
+) -> list[Finding]:
     out: list[Finding] = []
     # A lasting shift of a few percent is many noise units on a smooth curve, but no change of regime: a KL of 0.001
     # moving to 0.00105 as the policy starts to learn (a blind reader's "regime change").
@@ -281,10 +289,15 @@ def _spike_findings(metric: str, spikes: list[Spike], last_step: int, nan_after:
         shown = ups or regime
         first = shown[0]
         moved = "dropped" if first.value < first.level else "jumped"  # a step down is no jump (a blind reader)
+        # "Did not come back" is about the steps after the shift; where the curve has since gone back towards its
+        # old level, say so (a reader met it beside a gradient norm back at a fortieth of the jump).
+        back = now is not None and abs(now - first.level) < 0.5 * abs(first.value - first.level)
+        after = (f"stayed there for a while; it has since come back {'down' if moved == 'jumped' else 'up'} "
+                 f"({num(now)} now)" if back and now is not None else "did not come back")
         out.append(finding(
             metric, "spike_regime_change", "warning" if ups else "watch",
             f"{metric} {moved} to {num(first.value)} at step {first.step} (local level {num(first.level)}, "
-            f"{abs(first.size_noise):.0f}x noise) and did not come back", [s.step for s in shown]))
+            f"{abs(first.size_noise):.0f}x noise) and {after}", [s.step for s in shown]))
     if outliers:
         biggest = max(outliers, key=lambda s: s.size_noise)
         # A spike on the newest logged step has no next steps yet: whether it passes is for the next check.
