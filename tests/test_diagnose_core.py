@@ -320,3 +320,15 @@ def test_a_gradient_level_shift_that_later_went_back_says_so(tmp_path):
     run = make_run(tmp_path, reward=0.3 + 0.3 * t / n + 0.01 * ar1(141, n), grad_norm=grad)
     shift = next(f for f in diagnose(run).findings if f.kind == "level_shift" and f.signal == "grad_norm")
     assert "it has since come back down" in shift.observation
+
+
+def test_the_level_now_of_a_long_run_is_read_over_its_last_few_hundred_steps(tmp_path):
+    # 20,000 steps logged one by one; entropy blows up from 0.35 to 3 over the last 400. A tenth of the run is 2,000
+    # steps, whose median is still from before: the table's now must be the level now.
+    n = 20000
+    t = np.arange(1, n + 1)
+    rng = np.random.default_rng(12)
+    entropy = 0.35 + 2.65 * np.clip((t - (n - 400)) / 150, 0, 1) + rng.normal(0, 0.02, n)
+    run = make_run(tmp_path, reward=0.5 + 0.1 * t / n + rng.normal(0, 0.03, n), entropy=entropy)
+    summary = diagnose(run).signals["entropy"]
+    assert summary.now > 2.5 and summary.start < 0.4

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -103,9 +104,14 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
         peak_step = int(series.steps[peak_i + width // 2])
         trough_step = int(series.steps[trough_i + width // 2])
     else:
-        now = robust.edge_level(series.red_values, at_end=True) if len(series.red_values) >= 6 else float(smooth[-1])
-        start = robust.edge_level(series.red_values, at_end=False) if len(series.red_values) >= 6 else float(
-            smooth[0])
+        # A tenth of a long run is thousands of steps: "now" and "start" are read over at most `EDGE_POINTS` logged
+        # points (a blow-up in the last few hundred steps of a 20,000-step run is the level now, not a twentieth
+        # of a median).
+        cap = max(1, math.ceil(EDGE_POINTS / series.bin_size))
+        now = robust.edge_level(series.red_values, at_end=True, at_most=cap) if len(series.red_values) >= 6 else (
+            float(smooth[-1]))
+        start = robust.edge_level(series.red_values, at_end=False, at_most=cap) if len(series.red_values) >= 6 else (
+            float(smooth[0]))
         peak_index, trough_index = int(np.argmax(smooth)), int(np.argmin(smooth))
         peak, trough = max(float(smooth[peak_index]), now, start), min(float(smooth[trough_index]), now, start)
         peak_step, trough_step = int(red_steps[peak_index]), int(red_steps[trough_index])
@@ -133,7 +139,8 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
         # A lasting shift inside the latest stretch (a live run that just blew up): the current level is the one
         # after it, not a median of the stretch that is still mostly from before.
         since = series.red_values[series.red_steps >= cps[-1].step]
-        if LATEST_SHIFT_POINTS <= len(since) < robust.edge_width(len(series.red_values)):
+        read_over = max(3, min(robust.edge_width(len(series.red_values)), math.ceil(EDGE_POINTS / series.bin_size)))
+        if LATEST_SHIFT_POINTS <= len(since) < read_over:
             now = float(np.median(since))
             peak, trough = max(peak, now), min(trough, now)
     jumps = [
@@ -179,6 +186,9 @@ def _latest_if_apart(metric: str, series: robust.Series, now: float, noise: floa
     if abs(mean - now) <= 3 * noise:
         return None
     return Stretch(first_step=int(series.steps[-k]), last_step=int(series.steps[-1]), mean=mean)
+
+
+EDGE_POINTS = 200  # logged points, at most, a training signal's start and now are read over
 
 
 @dataclass
