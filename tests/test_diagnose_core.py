@@ -332,3 +332,19 @@ def test_the_level_now_of_a_long_run_is_read_over_its_last_few_hundred_steps(tmp
     run = make_run(tmp_path, reward=0.5 + 0.1 * t / n + rng.normal(0, 0.03, n), entropy=entropy)
     summary = diagnose(run).signals["entropy"]
     assert summary.now > 2.5 and summary.start < 0.4
+
+
+def test_an_entropy_summed_over_each_completion_is_read_against_length_not_as_uncertainty(tmp_path):
+    # A custom loop logs entropy as a sum over each completion's tokens: 130 -> 390 as completions lengthen (no
+    # vocabulary is known). No per-token entropy exceeds ln(262,144) = 12.5: the rise is length, not uncertainty.
+    from assessor.diagnose.entropy import entropy_summed
+
+    n = 300
+    t = np.arange(1, n + 1)
+    length = 300 + 600 * t / n
+    run = make_run(tmp_path, reward=0.3 + 0.3 * t / n + 0.01 * ar1(150, n), entropy=0.43 * length + ar1(151, n),
+                   completion_length=length)
+    d = diagnose(run)
+    rising = next(f for f in d.findings if f.kind == "entropy_rising")
+    assert "summed over each completion" in rising.observation and "less certain" not in rising.observation
+    assert entropy_summed(run, d.entropy.start, d.entropy.now, d.entropy.ln_vocab)

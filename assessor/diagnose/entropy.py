@@ -72,11 +72,16 @@ def _pattern(reading: Reading, ln_vocab: float | None) -> EntropyDiagnosis:
         return EntropyDiagnosis(pattern=pattern, start=s.start, now=s.now, ln_vocab=ln_vocab, findings=findings)
     if change > 0 and s.now >= RISE_RELATIVE * max(s.start, 0.0) and significant_change(s, change, noise):
         onset = _settled_step(reading, (s.start + s.now) / 2, above=True)
+        # A sum over each completion's tokens (above any per-token entropy) grows with the completions' length.
+        meaning = ("It is summed over each completion (it starts above any per-token entropy), so it grows with "
+                   "completion length: read it against the length before reading it as uncertainty."
+                   if summed_over_sequence(reading) else
+                   "The policy is growing less certain; together with a falling reward this is forgetting, with a "
+                   "rising one it is exploration.")
         return EntropyDiagnosis(pattern="rising", start=s.start, now=s.now, ln_vocab=ln_vocab, findings=[finding(
             "entropy", "entropy_rising", "watch",
             f"Entropy is rising: {num(s.start)} at the start, {num(s.now)} now, above the midpoint since step "
-            f"{onset}. The policy is growing less certain; together with a falling reward this is forgetting, "
-            f"with a rising one it is exploration.",
+            f"{onset}. {meaning}",
             [onset, s.last_step],
         )])
     return EntropyDiagnosis(pattern="stable", start=s.start, now=s.now, ln_vocab=ln_vocab)
@@ -134,7 +139,9 @@ def _above_uniform(start: float | None, now: float | None, ln_vocab: float | Non
     Then it is summed over the sequence (TRL's PPO `objective/entropy`), and the uniform-noise ceiling, a per-token
     line, does not apply to it: the sheet and the dashboard leave the comparison out and say why.
     """
-    return ln_vocab is not None and any(level is not None and level > ln_vocab for level in (start, now))
+    # Without the model's vocabulary, the largest common one bounds any per-token entropy.
+    ceiling = ln_vocab if ln_vocab is not None else LN_VOCAB_UPPER
+    return any(level is not None and level > ceiling for level in (start, now))
 
 
 def _blow_up(reading: Reading, ln_vocab: float | None) -> list[Finding]:
