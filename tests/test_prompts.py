@@ -259,6 +259,12 @@ def test_every_checkpoint_is_listed_with_regular_series_as_ranges(tmp_path):
     assert expand(inside) == {c.step: c.path for c in many + odd}  # nothing left out
     assert "checkpoint save interval 10 steps" in before
     assert "202 checkpoints on disk, at steps 5, 10 … 1990 every 10, 1995, 2000;" in before
+    assert "a regular series is written as its first and last path" in inside
+    # Two single checkpoints are no series: the note on how a series is written would only mislead.
+    two = dataclasses.replace(run, checkpoints=[assessor.Checkpoint(step=1750, path="checkpoint-1750"),
+                                                assessor.Checkpoint(step=2000, path="checkpoint-2000")])
+    prompt = prompts.build_prompt(JudgeRequest(run=two, diagnostics=assessor.diagnose(two)), token=TOKEN)
+    assert "checkpoints on disk (2 in all):" in prompt.user and "regular series" not in prompt.user
 
 
 def test_checkpoint_series_needs_three_and_a_shared_pattern():
