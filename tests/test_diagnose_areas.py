@@ -635,9 +635,16 @@ def test_a_consistent_drift_too_small_for_a_trend_is_not_called_no_clear_trend(t
     d = diagnose(make_run(tmp_path, reward=0.5 + ar1(84, n, 0.3, 0.02), kl=0.01 + 0.0002 * np.arange(n)))
     kl, reward = d.signals["kl"], d.signals["reward_mean"]
     for p, words in ((0.001, "drifts up consistently"), (0.4, "shows no clear trend")):
-        drifting = reward.model_copy(update={"trend_p": p, "trend_change": 0.001})
+        drifting = reward.model_copy(update={"trend_p": p, "trend_change": 0.001, "trend_change_noise": 0.2})
         found = kl_reward._findings("kl_up_reward_flat", kl, drifting, [], None, (0.01, 0.5), 1.0)
         assert words in found[0].observation, found[0].observation
+    # holdout33's blind reader: "p=0.00" beside a table reading "flat (+0.2)": the size and the reason say it.
+    assert "by only +0.2 noise units" in found_first(kl_reward, kl, reward)
+
+
+def found_first(kl_reward, kl, reward) -> str:
+    drifting = reward.model_copy(update={"trend_p": 0.001, "trend_change": 0.001, "trend_change_noise": 0.2})
+    return kl_reward._findings("kl_up_reward_flat", kl, drifting, [], None, (0.01, 0.5), 1.0)[0].observation
 
 
 def test_a_lasting_shift_of_a_few_percent_is_no_change_of_regime():

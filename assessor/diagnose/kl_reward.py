@@ -523,8 +523,11 @@ def _findings(
     elif quadrant == "kl_up_reward_flat":
         # A consistent drift (small Mann-Kendall p) that is too small to count as a trend is not "no clear trend".
         way = "up" if reward.trend_change >= 0 else "down"
-        unclear = (f"drifts {way} consistently but by less than a trend needs over the same stretch (Mann-Kendall "
-                   f"p={reward.trend_p:.2f}), so whether it still pays is unclear" if reward.trend_p < 0.05 else
+        # The table calls it flat: the test is significant, but the move is under the quarter of a noise unit a
+        # trend also needs (said with both numbers, so "p=0.00" beside "flat" is not read as a contradiction).
+        unclear = (f"drifts {way} consistently but by only {reward.trend_change_noise:+.1f} noise units over the "
+                   f"same stretch (Mann-Kendall p={reward.trend_p:.2f}; a trend also needs a quarter of a noise "
+                   "unit, so the table reads flat), so whether it still pays is unclear" if reward.trend_p < 0.05 else
                    f"shows no clear trend over the same stretch (Mann-Kendall p={reward.trend_p:.2f}), but the noise "
                    "cannot rule out that it is still rising")
         out.append(finding("kl_reward", "kl_up_reward_unclear", "watch", f"{kl_move}; {reward_level} {unclear}",
