@@ -754,3 +754,13 @@ def test_the_holding_eval_finding_does_not_call_lower_evaluations_above(tmp_path
     holding = [f for f in assessor.diagnose(run).findings if f.kind == "eval_holding"]
     assert holding and all("0.0x" not in f.observation and "no higher than the latest two" in f.observation
                            for f in holding)
+
+
+def test_a_truncated_share_without_a_mean_length_is_still_on_the_sheet(tmp_path):
+    # holdout33's blind reader: "length: not logged" while the truncated share climbed to 0.5.
+    n = 200
+    clipped = np.clip(0.02 + 0.5 * np.arange(n) / n + 0.01 * ar1(160, n), 0, 1)
+    request = request_for(make_run(tmp_path, reward=0.3 + 0.01 * ar1(161, n), completions__clipped_ratio=clipped).path)
+    assert request.diagnostics.length.now is None
+    generation = prompts.summarize(request).split("## Generation")[1]
+    assert "mean length not logged; truncated share (completions cut at the cap) now 0.5" in generation

@@ -514,6 +514,9 @@ def generation_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, An
             "trend": _as_the_table_reads(ln.trend, d.signals.get("response_length_mean")), "cap": ln.cap,
             "at_cap": ln.at_cap_fraction,
             "truncated_now": ln.clipped_ratio_now, "reward_correlation": ln.length_reward_correlation},
+        # Without a mean length, the truncated share (when logged) is still a length reading.
+        "truncated_only": (clipped.now if ln.now is None and (clipped := d.signals.get("response_length_clip_ratio"))
+                           else None),
         "entropy": None if en.pattern == "absent" else {
             "pattern": en.pattern.replace("_", " "), "start": en.start, "now": en.now, "ln_vocab": en.ln_vocab,
             "summed": entropy_summed(run, en.start, en.now, en.ln_vocab)},
