@@ -348,3 +348,14 @@ def test_an_entropy_summed_over_each_completion_is_read_against_length_not_as_un
     rising = next(f for f in d.findings if f.kind == "entropy_rising")
     assert "summed over each completion" in rising.observation and "less certain" not in rising.observation
     assert entropy_summed(run, d.entropy.start, d.entropy.now, d.entropy.ln_vocab)
+
+
+def test_a_spike_one_step_before_the_end_has_recovered_over_one_step_only():
+    from assessor.diagnose.instability import _spike_findings
+    from assessor.diagnose.models import Spike
+
+    spike = [Spike(step=419, value=4.2, level=0.46, size_noise=30.0, kind="outlier")]
+    text = _spike_findings("grad_norm", spike, last_step=420, logged=np.arange(1, 421))[0].observation
+    assert "the one step logged since recovered" in text and "the next steps" not in text
+    earlier = _spike_findings("grad_norm", spike, last_step=600, logged=np.arange(1, 601))[0].observation
+    assert "the next steps recovered" in earlier

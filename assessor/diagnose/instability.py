@@ -32,7 +32,7 @@ def diagnose_instability(ctx: Context) -> InstabilityDiagnosis:
         if metric in ("kl", "grad_norm"):
             nan_after = any(s > reading.summary.last_step for s in ctx.run.nonfinite_steps(metric))
             findings.extend(_spike_findings(metric, spikes, reading.summary.last_step, nan_after,
-                                            now=reading.summary.now))
+                                            now=reading.summary.now, logged=reading.series.steps))
     if not any(f.signal == "grad_norm" and f.kind == "spike_regime_change" for f in findings):
         findings.extend(_gradient_level_shift(ctx))
     for metric in NAN_SIGNALS:
@@ -275,6 +275,7 @@ REGIME_MIN_SHARE = 0.1  # of the larger of the two levels: a lasting shift small
 
 def _spike_findings(
     metric: str, spikes: list[Spike], last_step: int, nan_after: bool = False, now: float | None = None,
+    logged: np.ndarray | None = None,
 ) -> list[Finding]:
     out: list[Finding] = []
     # A lasting shift of a few percent is many noise units on a smooth curve, but no change of regime: a KL of 0.001
@@ -302,9 +303,12 @@ def _spike_findings(
         biggest = max(outliers, key=lambda s: s.size_noise)
         # A spike on the newest logged step has no next steps yet: whether it passes is for the next check.
         # Steps logged as NaN after it are no recovery: the values ended there.
+        # A spike a step or two before the end has only those steps to recover on: say how many.
+        later = int((logged > biggest.step).sum()) if logged is not None else None
         after = ("the later steps were logged as NaN or inf" if biggest.step >= last_step and nan_after else
                  "it is the newest logged step, so whether it passes is not known yet" if biggest.step >= last_step
-                 else "the next steps recovered")
+                 else f"the {'one step' if later == 1 else f'{later} steps'} logged since recovered"
+                 if later is not None and later < 3 else "the next steps recovered")
         # Counted as the signals table and the instability section count them (all spikes, then the one-step
         # ones), so the sheet gives one count; the finding is about the upward one-step ones among them.
         one_step = sum(1 for s in spikes if s.kind == "outlier")
