@@ -753,3 +753,21 @@ def test_a_learning_rate_back_at_its_peak_after_decaying_to_nothing_is_said(tmp_
     glitchy[:10] = np.linspace(1e-7, 1e-6, 10)  # a warm-up
     assert "lr_raised" not in {f.kind for f in diagnose(make_run(tmp_path / "glitch", reward=reward,
                                                                   lr=glitchy)).findings}
+
+
+def test_a_sequence_summed_kl_is_known_by_its_key_in_a_wandb_panel_export(tmp_path):
+    # W&B panel exports name each column "<run name> - <key>"; TRL PPO's train/objective/kl is a sum over each
+    # completion's tokens whatever the run is called (holdout33's reader met "31.5 nats per token").
+    from assessor import load_run
+    from assessor.diagnose.kl_reward import kl_summed_over_sequence
+
+    rows = ["\"train/episode\",\"ppo-tldr - train/objective/kl\",\"ppo-tldr - train/objective/kl__MIN\","
+            "\"ppo-tldr - train/objective/kl__MAX\""]
+    rows += [f"\"{512 * k}\",\"{0.5 + 0.1 * k}\",\"{0.5 + 0.1 * k}\",\"{0.5 + 0.1 * k}\"" for k in range(1, 60)]
+    (tmp_path / "wandb_export_kl.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    rows = ["\"train/episode\",\"ppo-tldr - train/objective/scores\",\"ppo-tldr - train/objective/scores__MIN\","
+            "\"ppo-tldr - train/objective/scores__MAX\""]
+    rows += [f"\"{512 * k}\",\"{0.2 + 0.01 * k}\",\"{0.2 + 0.01 * k}\",\"{0.2 + 0.01 * k}\"" for k in range(1, 60)]
+    (tmp_path / "wandb_export_scores.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    run = load_run(tmp_path)
+    assert run.has("kl") and kl_summed_over_sequence(run)

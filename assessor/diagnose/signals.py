@@ -69,9 +69,15 @@ def first_rise(
                  if step > start and before > base and after >= factor * before), None)
 
 
+TRACKER_RUN_PREFIX = " - "  # a W&B panel export names a column "<run name> - <key>"
+
+
 def logged_keys(run: Run, metric: str) -> set[str]:
-    """The keys a metric was read from, as its framework named them (without a logger's `train/` prefix)."""
-    return {key.removeprefix("train/") for key in run.source_keys(metric)}
+    """The keys a metric was read from, as its framework named them.
+
+    Without a tracker export's `<run> - ` prefix or a logger's `train/` one.
+    """
+    return {key.rsplit(TRACKER_RUN_PREFIX, 1)[-1].removeprefix("train/") for key in run.source_keys(metric)}
 
 
 SCHEDULE_METRICS = frozenset({"lr"})  # set by the trainer, not measured: read as logged
