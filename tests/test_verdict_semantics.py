@@ -2646,3 +2646,20 @@ def test_a_training_reward_drifting_on_its_plateau_is_no_gain_that_fails_to_tran
     kinds = {f.kind for f in diagnose(run).findings}
     assert "eval_plateau" in kinds and "eval_not_transferring" not in kinds
     assert verdict(run).decision == "stop"
+
+
+def test_a_reward_at_its_ceiling_from_the_first_step_is_saturated_though_it_still_edges_up(tmp_path):
+    # holdout33: an instruct model on GSM8K, 40 steps, the score 0.92-0.97 from step 1 edging up to 0.98 (no
+    # per-group spread logged; at this level almost every group scores alike). The prompts were too easy from the
+    # first step: stop. A run that climbed there from 0.6 is still learning and goes on.
+    n = 40
+    t = np.arange(1, n + 1)
+    rng = np.random.default_rng(0)
+    easy = make_run(tmp_path / "easy", reward=np.clip(0.94 + 0.045 * t / n + rng.normal(0, 0.008, n), 0, 1),
+                    kl=1e-5 * t)
+    d = diagnose(easy)
+    assert d.signals["reward_mean"].trend == "rising" and "reward_saturated" in {f.kind for f in d.findings}
+    assert verdict(easy).decision == "stop"
+    climbing = make_run(tmp_path / "climbing", reward=np.clip(0.6 + 0.38 * t / n + rng.normal(0, 0.012, n), 0, 1),
+                        kl=1e-5 * t)
+    assert verdict(climbing).decision == "continue"

@@ -116,9 +116,11 @@ def diagnose_learning_signal(ctx: Context) -> LearningSignalDiagnosis:
             "reward_zero_std_frac", "signal_thinning", "watch" if recent_share < 0.8 else "warning",
             f"{recent_share:.0%} of recent groups have zero reward spread (from {no_spread_share[0]:.0%} early): "
             "most completions no longer carry gradient", [_onset(zero or adv or reward)]))
-    elif ceiling == 1.0 and floor == 0.0 and zero is None and r.trend != "rising" and r.now >= 0.97:
+    elif ceiling == 1.0 and floor == 0.0 and zero is None and r.now >= 0.97 and (
+            r.trend != "rising" or r.start >= SATURATED_START):
         # No per-group share of zero spread is logged (a batch-wide std or advantage spread is not one): at this
-        # level of a 0..1 reward almost every group of completions scores the same anyway.
+        # level of a 0..1 reward almost every group of completions scores the same anyway. Still rising a little
+        # counts too when it started at the ceiling: the prompts were too easy from the first step.
         out.saturated = True
         findings.append(finding(
             "reward_mean", "reward_saturated", "watch",
@@ -350,6 +352,7 @@ MIN_SIGNAL_POINTS = 20  # logged steps before "it never learned" can be said
 NO_SIGNAL_SHARE = 0.8  # a reward stuck at its floor on this share of the steps carries (almost) no signal
 PINNED_SHARE = 0.95  # a component at one exact value on this share of the steps does not move
 NEAR_CEILING = 0.95  # a 0..1 reward within 5% of its ceiling
+SATURATED_START = 0.9  # a 0..1 reward that starts this high had at most a tenth of its range left to learn
 ALMOST_EVERY_GROUP = 0.95  # zero-spread share over the whole run that leaves no room for learning at all
 NEVER_OFF_FLOOR = 0.1  # a best stretch within a tenth of the reward's range of its floor never left it
 
