@@ -128,6 +128,11 @@ UNSEEN_WITHOUT = {
 }
 
 
+def unseen_entry(name: str) -> str:
+    """The `absent` entry of a missing instrument of `UNSEEN_WITHOUT`, in the one wording the sheet recognises."""
+    return f"{name}: {'none' if name == NO_TIMINGS else 'not logged'}, so {UNSEEN_WITHOUT[name]} cannot be read"
+
+
 def _absent(ctx: Context, kl_reason: str | None) -> list[str]:
     """What the run does not let us see, and what that hides."""
     run = ctx.run
@@ -139,12 +144,12 @@ def _absent(ctx: Context, kl_reason: str | None) -> list[str]:
     for metric in () if preference else ("reward_std", "entropy", "response_length_mean"):
         if not run.has(metric) and not (metric == "reward_std" and (
                 run.has("advantage_std") or run.has("reward_group_std_mean"))):
-            out.append(f"{metric}: not logged, so {UNSEEN_WITHOUT[metric]} cannot be read")
+            out.append(unseen_entry(metric))
     if not run.metric_names("eval"):
         judged_by = primary_reward(ctx) if preference else "training reward"
         out.append(f"held-out eval: none logged, so the best checkpoint is judged from {judged_by or 'training'} "
                    "alone")
     if run.gpu is None and not any(m.startswith("time_") for m in run.metric_names("train")):
-        hidden = "where the training time goes" if preference else UNSEEN_WITHOUT[NO_TIMINGS]
-        out.append(f"{NO_TIMINGS}: none, so {hidden} cannot be read")
+        out.append(f"{NO_TIMINGS}: none, so where the training time goes cannot be read" if preference
+                   else unseen_entry(NO_TIMINGS))
     return out

@@ -252,9 +252,9 @@ def _gradient_level_shift(ctx: Context) -> list[Finding]:
     step, before, after = rise
     assert reading is not None
     now = reading.summary.now
-    stayed = ("and stayed there: the optimisation changed regime" if abs(now - before) >= 0.5 * abs(after - before)
-              else f"and stayed there for a while (it has since come back down, {num(now)} now): the optimisation "
-                   "changed regime for a stretch")
+    stayed = (f"and stayed there for a while (it has since come back down, {num(now)} now): the optimisation "
+              "changed regime for a stretch" if _came_back(before, after, now)
+              else "and stayed there: the optimisation changed regime")
     return [finding(
         "grad_norm", "level_shift", "warning",
         f"grad_norm moved from about {num(before)} to {num(after)} at step {step} ({after / before:.0f}x) {stayed}",
@@ -268,6 +268,11 @@ def _confirmed(spikes: list[Spike], change_points: list[ChangePoint]) -> list[Sp
         lasting = any(abs(cp.step - spike.step) <= max(5, abs(spike.step) // 20) for cp in change_points)
         out.append(spike if spike.kind == "outlier" or lasting else spike.model_copy(update={"kind": "outlier"}))
     return out
+
+
+def _came_back(before: float, after: float, now: float) -> bool:
+    """Whether a curve that moved from `before` to `after` is now back over half the way to where it was."""
+    return abs(now - before) < 0.5 * abs(after - before)
 
 
 REGIME_MIN_SHARE = 0.1  # of the larger of the two levels: a lasting shift smaller than this is no new regime
@@ -292,9 +297,9 @@ def _spike_findings(
         moved = "dropped" if first.value < first.level else "jumped"  # a step down is no jump (a blind reader)
         # "Did not come back" is about the steps after the shift; where the curve has since gone back towards its
         # old level, say so (a reader met it beside a gradient norm back at a fortieth of the jump).
-        back = now is not None and abs(now - first.level) < 0.5 * abs(first.value - first.level)
         after = (f"stayed there for a while; it has since come back {'down' if moved == 'jumped' else 'up'} "
-                 f"({num(now)} now)" if back and now is not None else "did not come back")
+                 f"({num(now)} now)" if now is not None and _came_back(first.level, first.value, now)
+                 else "did not come back")
         out.append(finding(
             metric, "spike_regime_change", "warning" if ups else "watch",
             f"{metric} {moved} to {num(first.value)} at step {first.step} (local level {num(first.level)}, "

@@ -78,9 +78,9 @@ def _decline(
     best: tuple[float, np.ndarray, np.ndarray, robust.LevelShift] | None = None
     # On a long log a tenth of the run is thousands of steps: a collapse in its last few hundred is a fraction of
     # the latest tenth. Finer stretches, each still of FINE_STRETCH_POINTS points or more, see it whole.
-    fine = [share for share in FINE_DECLINE_SHARES if n // share >= FINE_STRETCH_POINTS]
-    for share in (*DECLINE_SHARES, *fine):
-        w = width if share == DECLINE_SHARES[0] else (n // share if share in fine else max(width, n // share))
+    widths = [width, *(max(width, n // share) for share in DECLINE_SHARES[1:]),
+              *(n // share for share in FINE_DECLINE_SHARES if n // share >= FINE_STRETCH_POINTS)]
+    for w in widths:
         if 2 * w > n:
             continue
         # The best stretch is sought before the latest one: a best window that overlaps the latest by a few

@@ -185,9 +185,9 @@ def edge_width(n: int) -> int:
     return int(min(50, max(3, n // 10)))
 
 
-def edge_level(values: np.ndarray, at_end: bool, at_most: int | None = None) -> float:
-    """Robust level of the first or last stretch of a curve (median of about a tenth of it, at most `at_most`)."""
-    k = edge_width(len(values)) if at_most is None else max(3, min(edge_width(len(values)), at_most))
+def edge_level(values: np.ndarray, at_end: bool, width: int | None = None) -> float:
+    """Robust level of the first or last stretch of a curve: the median of `width` points (about a tenth of it)."""
+    k = edge_width(len(values)) if width is None else width
     part = values[-k:] if at_end else values[:k]
     return float(np.median(part))
 

@@ -110,13 +110,10 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
         peak_step = int(series.steps[peak_i + width // 2])
         trough_step = int(series.steps[trough_i + width // 2])
     else:
-        # A tenth of a long run is thousands of steps: "now" and "start" are read over at most `EDGE_POINTS` logged
-        # points (a blow-up in the last few hundred steps of a 20,000-step run is the level now, not a twentieth
-        # of a median).
-        cap = max(1, math.ceil(EDGE_POINTS / series.bin_size))
-        now = robust.edge_level(series.red_values, at_end=True, at_most=cap) if len(series.red_values) >= 6 else (
+        edge = _edge_points(series)
+        now = robust.edge_level(series.red_values, at_end=True, width=edge) if len(series.red_values) >= 6 else (
             float(smooth[-1]))
-        start = robust.edge_level(series.red_values, at_end=False, at_most=cap) if len(series.red_values) >= 6 else (
+        start = robust.edge_level(series.red_values, at_end=False, width=edge) if len(series.red_values) >= 6 else (
             float(smooth[0]))
         peak_index, trough_index = int(np.argmax(smooth)), int(np.argmin(smooth))
         peak, trough = max(float(smooth[peak_index]), now, start), min(float(smooth[trough_index]), now, start)
@@ -145,8 +142,7 @@ def describe(metric: str, split: Split, steps: np.ndarray, values: np.ndarray) -
         # A lasting shift inside the latest stretch (a live run that just blew up): the current level is the one
         # after it, not a median of the stretch that is still mostly from before.
         since = series.red_values[series.red_steps >= cps[-1].step]
-        read_over = max(3, min(robust.edge_width(len(series.red_values)), math.ceil(EDGE_POINTS / series.bin_size)))
-        if LATEST_SHIFT_POINTS <= len(since) < read_over:
+        if LATEST_SHIFT_POINTS <= len(since) < _edge_points(series):
             now = float(np.median(since))
             peak, trough = max(peak, now), min(trough, now)
     jumps = [
@@ -195,6 +191,15 @@ def _latest_if_apart(metric: str, series: robust.Series, now: float, noise: floa
 
 
 EDGE_POINTS = 200  # logged points, at most, a training signal's start and now are read over
+
+
+def _edge_points(series: robust.Series) -> int:
+    """Reduced points a training signal's start and now are read over: about a tenth, at most `EDGE_POINTS` logged.
+
+    A tenth of a long run is thousands of steps: a blow-up in the last few hundred steps of a 20,000-step run is the
+    level now, not a twentieth of a median.
+    """
+    return max(3, min(robust.edge_width(len(series.red_values)), math.ceil(EDGE_POINTS / series.bin_size)))
 
 
 @dataclass

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from assessor.diagnose import NO_SAMPLES, NO_TIMINGS, UNSEEN_WITHOUT
+from assessor.diagnose import NO_SAMPLES, UNSEEN_WITHOUT, unseen_entry
 from assessor.diagnose.entropy import entropy_summed
 from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.kl_reward import coefficient_scaled, kl_not_drifting, kl_summed_over_sequence
@@ -690,8 +690,7 @@ def absent_values(absent: Sequence[str], samples: bool, scrub: Scrubber) -> dict
     `instruments` are the entries the diagnosis wrote in its standard wording; `other` the ones with a reason of
     their own (why KL is not measured, what the best point is judged from without an eval).
     """
-    standard = {f"{name}: {'none' if name == NO_TIMINGS else 'not logged'}, so {what} cannot be read": name
-                for name, what in UNSEEN_WITHOUT.items()}
+    standard = {unseen_entry(name): name for name in UNSEEN_WITHOUT}
     instruments = [standard[a] for a in absent if a in standard] + ([] if samples else [NO_SAMPLES])
     return {"instruments": instruments, "other": [scrub(a) for a in absent if a not in standard]}
 

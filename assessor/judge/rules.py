@@ -28,7 +28,7 @@ from assessor.diagnose.checkpoint import BREAKAGE_KINDS, OVERRULED_BY_EVAL, brea
 from assessor.diagnose.components import names_the_task
 from assessor.diagnose.context import num
 from assessor.diagnose.evaluation import LOWER_IS_BETTER, confidence_only
-from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, EvalCurve, Finding
+from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, EvalCurve, Finding, SignalSummary
 from assessor.diagnose.reward import decline_bar
 from assessor.diagnose.robust import stretch_width
 from assessor.judge.base import JudgeRequest, JudgeResult
@@ -166,8 +166,12 @@ def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
         return False
     # Current: the latest evaluation the eval cadence allows (or within the last tenth of the run).
     last = d.run.last_step or 0
-    cadence = (curve.last_step - curve.first_step) / max(1, curve.points - 1)
-    return last - e.now_step <= max(0.1 * last, cadence)
+    return last - e.now_step <= max(0.1 * last, _cadence(curve))
+
+
+def _cadence(curve: SignalSummary) -> float:
+    """Steps between two logged points of a curve, on average (an eval's interval)."""
+    return (curve.last_step - curve.first_step) / max(1, curve.points - 1)
 
 
 def _task_component_vouches(d: Diagnostics, finding: Finding) -> bool:
@@ -394,8 +398,7 @@ def _drifted_past_eval_best(d: Diagnostics, w: _Weighed) -> bool:
         return False
     if d.best_checkpoint.basis != "eval" or d.best_checkpoint.best_level_median:
         return False  # a best evaluation alone above its neighbours is a lucky draw, not a level to go back to
-    cadence = (window.last_step - window.first_step) / max(1, window.points - 1)
-    return c.decline_noise >= FELL_FROM_BEST_NOISE and c.now_step - c.peak_step >= 2 * cadence - 1e-9
+    return c.decline_noise >= FELL_FROM_BEST_NOISE and c.now_step - c.peak_step >= 2 * _cadence(window) - 1e-9
 
 
 ALL_BUT_DONE = 0.95  # of a known plan: what is left costs less than the check that would stop it
