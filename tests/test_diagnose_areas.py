@@ -196,6 +196,18 @@ def test_a_short_min_from_the_start_is_not_a_split(tmp_path):
     assert "length_split_to_extremes" not in {f.kind for f in d.findings}
 
 
+def test_a_mean_growing_away_from_a_steady_shortest_completion_is_not_a_split(tmp_path):
+    """holdout35: a DAPO run at an 8,192-token cap (the longest completion capped from the start) whose mean grew
+    2,000 -> 5,300 tokens while the shortest held at ~110: under a twentieth of the late mean, so it was read as
+    'near-empty completions since step 341' and that breakage sent the rollback to step 200, before a 0.13 rise of
+    the held-out score. Nothing became empty: the minimum never moved."""
+    series = {"completions__mean_length": 2000 + 3300 * (STEPS / N) ** 2 + ar1(22, N, 0.3, 40),
+              "completions__min_length": 115 + ar1(23, N, 0.3, 8),
+              "completions__max_length": np.full(N, 8192.0)}
+    d = diagnose_length(ctx(tmp_path, config={"max_completion_length": 8192}, **series))
+    assert "length_split_to_extremes" not in {f.kind for f in d.findings}
+
+
 def test_within_batch_spread_collapsing(tmp_path):
     mean = 300 + ar1(13, N, 0.3, 5)
     half_range = 150 * np.exp(-STEPS / 50) + 10

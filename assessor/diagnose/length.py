@@ -374,6 +374,7 @@ def _spread(ctx: Context, reading: Reading) -> list[Finding]:
 
 NEAR_EMPTY = 0.05  # the shortest completion under a twentieth of the mean: next to nothing
 EXTREMES_SHARE = 0.2  # the latest fifth of the logged steps
+SHRANK = 0.5  # the shortest completions at most half as long as at the start
 
 
 def _extremes(ctx: Context, reading: Reading, cap: int | None) -> list[Finding]:
@@ -396,7 +397,10 @@ def _extremes(ctx: Context, reading: Reading, cap: int | None) -> list[Finding]:
     short_now = bool((late["min"] <= NEAR_EMPTY * late["mean"]).mean() >= 0.8)
     short_before = bool((early["min"] <= NEAR_EMPTY * early["mean"]).mean() >= 0.5)
     capped_now = bool((late["max"] >= (1 - CAP_TOLERANCE) * cap).mean() >= 0.8)
-    if not short_now or short_before or not capped_now:
+    # The shortest completions themselves shrank: a minimum that held at ~110 tokens while the mean grew from 2,000
+    # to 5,000 is under a twentieth of the mean without anything having become empty.
+    shrank = float(late["min"].median()) <= SHRANK * float(early["min"].median())
+    if not short_now or short_before or not capped_now or not shrank:
         return []
     split = (frame["min"] <= NEAR_EMPTY * frame["mean"]).to_numpy()
     onset = _final_stretch_start(frame.index.to_numpy(), split)
