@@ -45,6 +45,10 @@ from assessor.ingest.normalize import merge_pieces, normalize_source
         ("rm_score_std", "reward_std", "train"),
         ("train/ret", "reward_mean", "train"),
         ("ep_ret", "reward_mean", "train"),
+        # holdout34/35's hand-written loops: abbreviated reward parts and lengths
+        ("r_correct", "reward_component/correct_mean", "train"),
+        ("rew_format", "reward_component/format_mean", "train"),
+        ("resp_len_mean", "response_length_mean", "train"),
     ],
 )
 def test_plain_script_names_are_guessed(key, metric, split):
@@ -64,7 +68,7 @@ def test_plain_script_names_are_guessed(key, metric, split):
         "length_penalty", "max_len", "max_reward", "min_response_length", "reward_scale", "reward_weight",
         # a bare length, counts and ambiguous words
         "eval_len", "len", "num_truncated", "clip_frac", "policy_clip_ratio", "f1_score", "avg_returns",
-        "return_std", "reward/score", "kl_reward", "val_reward",
+        "return_std", "reward/score", "kl_reward", "val_reward", "r_squared", "r_total", "resp",
         # statistics that have no canonical name of their own never fall back to the mean
         "entropy_std", "kl_max", "response_len_std", "reward_p90", "reward_median", "reward_mean_std",
     ],

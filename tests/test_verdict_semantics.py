@@ -2663,3 +2663,82 @@ def test_a_reward_at_its_ceiling_from_the_first_step_is_saturated_though_it_stil
     climbing = make_run(tmp_path / "climbing", reward=np.clip(0.6 + 0.38 * t / n + rng.normal(0, 0.012, n), 0, 1),
                         kl=1e-5 * t)
     assert verdict(climbing).decision == "continue"
+
+
+def test_a_task_part_scattering_just_above_its_floor_under_climbing_format_and_brevity_parts_is_stop(tmp_path):
+    """holdout34: a hand loop's reward is r_correct + r_format + 0.25 r_brevity; the total climbs 0.28 -> 1.13 on the
+    format and brevity parts alone while r_correct is 0 on 83% of steps and 1/256 or 2/256 on the rest, and held-out
+    accuracy is 0.0-0.008 at every evaluation. It was rolled back as reward hacking ('r_correct fell from 0.00104 to
+    0.00069, 29.9 standard errors': a noise of ~0 read off mostly tied differences). Nothing was ever learnt: stop."""
+    rng = np.random.default_rng(7)
+    n = 900
+    steps = np.arange(1, n + 1)
+    fmt = np.clip(0.25 + 0.73 * steps / 600, 0, 0.98) + ar1(71, n, 0.3, 0.02)
+    brevity = 0.12 + 0.46 * np.clip(steps / 700, 0, 1) + ar1(72, n, 0.3, 0.02)
+    correct = np.where(rng.random(n) < 0.83, 0.0, rng.choice([1 / 256, 2 / 256], n))
+    run = make_run(tmp_path, reward=correct + fmt + 0.25 * brevity, r_correct=correct, r_format=fmt,
+                   r_brevity=brevity, config={"max_steps": 3000})
+    run = with_evals(tmp_path, "heldout_acc", 100, np.array([0.0, 0.004, 0.004, 0.008, 0.0, 0.0, 0.004, 0.008, 0.008]))
+    d = diagnose(run)
+    assert "reward_hacking" not in {f.kind for f in d.findings}
+    v = verdict(run)
+    assert v.decision == "stop"
+    assert any("correct" in e.observation and "floor" in e.observation for e in v.evidence)
+
+
+def test_eval_noise_is_not_zero_when_most_differences_tie():
+    """A pass rate near its floor (0, 1/256, 2/256, mostly 0) has mostly tied differences: their MAD is 0, and a
+    noise of (nearly) 0 made a move of one success in a thousand read as dozens of standard errors."""
+    from assessor.diagnose.evaluation import eval_noise
+
+    values = np.zeros(200)
+    values[::10] = 1 / 256  # one success in 256 on every tenth step
+    values[5::20] = 2 / 256
+    assert eval_noise(values) >= 0.5 * float(np.std(np.diff(values, n=2))) / math.sqrt(6.0)
+    # and on a curve whose differences do not tie, the robust spread is kept (an outlier does not inflate it)
+    smooth = 0.5 + ar1(5, 40, 0.0, 0.01)
+    smooth[20] += 0.3
+    assert eval_noise(smooth) < 0.02
+
+
+def test_an_eval_that_eased_short_of_a_decline_does_not_vouch_for_a_training_reward_that_fell(tmp_path):
+    """holdout35: a DAPO loop's upper clip lets entropy run up (0.47 -> 1.06) from step ~520; the training reward
+    falls 6.7 standard errors from its peak and the held-out accuracy eases from 0.53 to 0.48 (1.6x its noise below
+    the evaluations around its peak, short of the 2x a decline needs). The easing eval was read as 'holding' and
+    vouched for the run: continue. Between one and two noise units down it neither confirms nor clears the fall: roll
+    back, to the eval's newest good point before the reward fell, not to its lucky 0.538 at step 600."""
+    n = 900
+    steps = np.arange(1, n + 1)
+    level = np.where(steps <= 500, -0.27 + 0.46 * steps / 500, 0.19 - 0.06 * np.clip((steps - 520) / 300, 0, 1))
+    entropy = 0.47 + 0.6 * np.clip((steps - 520) / 380, 0, 1)
+    run = make_run(tmp_path, reward=level + ar1(81, n, 0.3, 0.03), entropy=entropy + ar1(82, n, 0.3, 0.01),
+                   config={"max_steps": 1600})
+    acc = [0.392, 0.396, 0.386, 0.422, 0.394, 0.412, 0.448, 0.43, 0.462, 0.472, 0.49, 0.526, 0.532, 0.512, 0.538,
+           0.506, 0.464, 0.5, 0.528, 0.478, 0.482, 0.484]
+    run = with_evals(tmp_path, "accuracy", 40, np.array(acc))
+    d = diagnose(run)
+    assert 1.0 <= (d.eval.decline_from_peak_noise or 0.0) < 2.0
+    v = verdict(run)
+    assert v.decision == "rollback"
+    assert v.rollback_step is not None and 480 <= v.rollback_step <= 560
+
+
+def test_a_lucky_evaluation_well_into_a_dated_fall_is_not_the_target(tmp_path):
+    """holdout35: an agent's training sandbox breaks at step 900; the training reward falls 0.50 -> 0.29 from there
+    and held-out success, best at 0.535 at step 900, slides to 0.445 by 1200, with a lucky 0.522 at step 1050
+    between 0.49 and 0.48. The reward dates the fall, but no evaluation within the band came before its newest good
+    point (~880), so that bound was dropped and the rollback went to 1050, well into the slide. The newest
+    evaluation before the dated fall: 900."""
+    n = 1200
+    steps = np.arange(1, n + 1)
+    level = np.where(steps <= 700, 0.30 + 0.2 * steps / 700, 0.5) - 0.21 * np.clip((steps - 900) / 100, 0, 1)
+    run = make_run(tmp_path, reward=level + ar1(91, n, 0.3, 0.03), config={"max_steps": 3000})
+    success = [0.32, 0.285, 0.282, 0.343, 0.33, 0.35, 0.405, 0.405, 0.395, 0.45, 0.425, 0.43, 0.443, 0.497, 0.492,
+               0.487, 0.5, 0.535, 0.468, 0.49, 0.522, 0.48, 0.448, 0.445]
+    run = with_evals(tmp_path, "success_rate", 50, np.array(success))
+    v = verdict(run)
+    assert v.decision == "rollback"
+    assert v.rollback_step == 900
+    best = diagnose(run).best_checkpoint
+    assert best.reward_peak_step is not None and best.reward_peak_reason is not None
+    assert f"no later than step {best.reward_peak_step}, {best.reward_peak_reason}" in best.reason

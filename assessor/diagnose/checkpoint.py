@@ -29,6 +29,7 @@ from assessor.diagnose.evaluation import (
     decline_noise,
     eval_score,
     eval_set_size,
+    holds_clearly,
     measured_eval_noise,
     much_coarser,
     named_sampling_error,
@@ -346,7 +347,8 @@ def best_checkpoint(
     rescored = _rescored_before(curve, as_good, top, basis, metric, evaluation, findings)
     if rescored is not None:
         as_good &= curve.steps < rescored
-    reward_peak = _reward_peak_cap(ctx, curve, as_good, basis, metric, evaluation, reward)
+    capped = _reward_peak_cap(ctx, curve, as_good, basis, metric, evaluation, reward)
+    reward_peak, reward_peak_reason = capped if capped is not None else (None, None)
     if reward_peak is not None:
         as_good &= curve.steps <= reward_peak
     newest, best_step, passed_over = _newest(curve, as_good, lucky)
@@ -361,8 +363,7 @@ def best_checkpoint(
         behind = _eval_declined(evaluation, metric) or (
             any(f.kind == "reward_peaked_then_declined" for f in reward.findings)
             and curve.now < best_level - curve.band
-            and not (metric == f"eval/{evaluation.metric}"
-                     and any(f.kind == "eval_holding" for f in evaluation.findings)))
+            and not (metric == f"eval/{evaluation.metric}" and holds_clearly(evaluation)))
     elif basis == "task":
         behind = True  # read because it fell from its best (see `fallen_task`)
     else:
@@ -392,9 +393,7 @@ def best_checkpoint(
         what += (f"; no later than step {knee}, where a level-then-falling fit puts the start of the decline (later "
                  "points within the band are its first steps)")
     if reward_peak is not None:
-        what += (f"; no later than step {reward_peak}, the newest step at which the training reward still stood "
-                 "within one standard error of its peak, before its established decline (later evaluations within "
-                 "the band are draws on the way down)")
+        what += f"; no later than step {reward_peak}, {reward_peak_reason}"
     if bound is not None:
         what += (f"; no later than step {bound}, the newest evaluation as good as the best on the held-out loss, "
                  "which has risen since (it shows overfitting before the accuracy does)")
@@ -404,7 +403,8 @@ def best_checkpoint(
         band=curve.band, band_kind=curve.band_kind, eval_set_size=curve.set_size, eval_set_named=curve.set_named,
         smoothed=curve.smoothed,
         passed_over=passed_over, loss_bound_step=bound, best_level_median=lone_top is not None,
-        reward_changed_step=rescored, reward_peak_step=reward_peak, decline_start_step=knee,
+        reward_changed_step=rescored, reward_peak_step=reward_peak, reward_peak_reason=reward_peak_reason,
+        decline_start_step=knee,
         band_is_own_spread=curve.own_spread, behind=bool(behind),
         decline_t=float(decline),
         breakage_step=breakage_step, breakage=breakage, breakage_overruled=overruled, save_steps=ctx.facts.save_steps,
@@ -554,15 +554,22 @@ def _splits(as_good: np.ndarray, before: np.ndarray) -> bool:
 def _reward_peak_cap(
     ctx: Context, curve: _Curve, as_good: np.ndarray, basis: str, metric: str, evaluation: EvalDiagnosis,
     reward: RewardDiagnosis,
-) -> int | None:
-    """The step the best point may not pass: the training reward's own best point, when it and the eval both fell.
+) -> tuple[int, str] | None:
+    """The step the best point may not pass, and why: the training reward's own best point, when it and the eval fell.
 
     Two measures of one policy declining: the training reward, averaged over far more samples than a few noisy
     evaluations, dates when the policy started to get worse. Its best point (the newest stretch within one
     standard error of its best) is as late as the good stretch can reach; evaluations after it that still land
     within the eval's band are the slide's first steps. None when it does not apply or would leave no point.
     """
-    if basis != "eval" or not _eval_declined(evaluation, metric) or reward.metric is None:
+    newest_good = ("the newest step at which the training reward still stood within one standard error of its peak, "
+                   "before its established decline (later evaluations within the band are draws on the way down)")
+    # The eval declined, or only eased: too far below its peak to vouch against the reward's fall, short of the
+    # decline its own test needs (`holds_clearly`).
+    declined = _eval_declined(evaluation, metric)
+    eased = metric == f"eval/{evaluation.metric}" and not holds_clearly(evaluation) and any(
+        f.kind == "eval_holding" for f in evaluation.findings)
+    if basis != "eval" or not (declined or eased) or reward.metric is None:
         return None
     if not any(f.kind == "reward_peaked_then_declined" for f in reward.findings):
         return None
@@ -572,8 +579,22 @@ def _reward_peak_cap(
         return None
     top = int(np.argmax(levels.levels))
     newest = int(np.flatnonzero(levels.levels >= levels.levels[top] - levels.band)[-1])
-    step = int(levels.steps[newest])
-    return step if _splits(as_good, curve.steps <= step) else None
+    step, why = int(levels.steps[newest]), newest_good
+    if not declined and len(curve.steps) > 1:
+        # With no fall of its own, an evaluation within one eval interval after that step has not shown the slide
+        # begun: it is the eval's newest reading of the good stretch, not a draw on the way down.
+        interval = int(np.median(np.diff(curve.steps)))
+        step, why = step + interval, (f"one eval interval ({interval} steps) after {newest_good.split(' (')[0]} at "
+                                      f"step {step} (the eval eased short of a decline of its own)")
+    if _splits(as_good, curve.steps <= step):
+        return step, why
+    # No evaluation as good as the best was taken by then: the newest one before the fall is dated (halfway down),
+    # rather than a draw from well into the slide.
+    fell = reward.fall_step
+    if fell is None or fell <= step or not _splits(as_good, curve.steps <= fell):
+        return None
+    return fell, ("where the training reward's established decline was halfway down (no evaluation within the band "
+                  "was taken while it still stood at its peak; later ones are draws on the way down)")
 
 
 def _describe(

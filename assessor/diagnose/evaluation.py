@@ -21,6 +21,17 @@ from assessor.diagnose.loss import PREFERENCE_ALGORITHMS, logs_loss_only
 from assessor.diagnose.models import EvalCurve, EvalDiagnosis, Finding, Severity
 
 BEHIND_US = ": the best model is behind us"  # how an eval decline ends; see `eval_noise_without_signal`
+HOLDING_CLEARLY = 1.0  # an eval within one noise unit of its peak's level is indistinguishable from it
+
+
+def holds_clearly(evaluation: EvalDiagnosis) -> bool:
+    """The preferred held-out eval holds near its peak, within one noise unit of it (`HOLDING_CLEARLY`).
+
+    Between one and two noise units down ("holding" by the decline test, which needs two) it neither confirms a
+    fall of the training reward nor clears it: that fall then stands on its own evidence.
+    """
+    return any(f.kind == "eval_holding" for f in evaluation.findings) and (
+        evaluation.decline_from_peak_noise is not None and evaluation.decline_from_peak_noise < HOLDING_CLEARLY)
 # Preferred held-out metrics, best first; `loss` is lower-is-better.
 EVAL_METRICS = ("accuracy", "reward_mean", "pass_at_k", "pref_accuracy", "pref_margin", "loss")
 class _LowerIsBetter:
@@ -1002,16 +1013,27 @@ def measured_eval_noise(score: np.ndarray) -> tuple[float, bool]:
     # noise) also cancel a straight climb or slide, so a curve that rose and then fell does not read its own
     # two slopes as noise; first differences stand in when there are too few points for them.
     if len(score) >= 5:
-        second = np.diff(score, n=2)
-        noise = float(np.median(np.abs(second - np.median(second)))) * robust.MAD_TO_SD / math.sqrt(6.0)
+        noise = _difference_spread(np.diff(score, n=2)) / math.sqrt(6.0)
     elif len(score) >= 2:
-        diffs = np.diff(score)
-        noise = float(np.median(np.abs(diffs - np.median(diffs)))) * robust.MAD_TO_SD / math.sqrt(2.0)
+        noise = _difference_spread(np.diff(score)) / math.sqrt(2.0)
     else:
         noise = 0.0
     # With a handful of points the estimate is rough; never let it fall below 1% of the level's scale.
     floor = max(0.01 * float(np.max(np.abs(score))), robust.noise_floor(score))
     return max(noise, floor), noise <= floor
+
+
+def _difference_spread(diffs: np.ndarray) -> float:
+    """The standard deviation of differences: robustly (the MAD), unless most of them tie.
+
+    A rate counted on a few hundred samples near its floor (0, 1/256, 2/256, mostly 0) has differences that are
+    mostly exactly equal: their MAD is 0 though the values plainly scatter, and a noise of 0 would make a move of
+    one success in a thousand read as dozens of standard errors. Then the plain standard deviation is the spread.
+    """
+    deviations = np.abs(diffs - np.median(diffs))
+    if robust.zero_heavy(deviations):
+        return float(np.std(diffs))
+    return float(np.median(deviations)) * robust.MAD_TO_SD
 
 
 def _rate_left(rate_left: float) -> str:

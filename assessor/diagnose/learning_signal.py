@@ -437,13 +437,7 @@ def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> F
     recent_value, recent_share = _modal(second_half)
     rising = reward.summary.trend == "rising"
     # Never off the floor for a whole stretch: a run that learnt and then collapsed to the floor had one.
-    width = robust.stretch_width(n)
-    best_stretch = float(np.max(robust.window_means(values, width)))
-    never_rose = best_stretch - value <= 0.25 * (float(np.max(values)) - value)
-    if _bounds(reward) == (1.0, 0.0):
-        # On a 0..1 reward, "off the floor" is measured on that range: the odd lucky batch of a reward that is 0
-        # on most steps sets the maximum, and against it a best stretch of 3% would pass for a rise.
-        never_rose = never_rose or best_stretch <= NEVER_OFF_FLOOR
+    never_rose = _never_rose_off(values, value, unit_range=_bounds(reward) == (1.0, 0.0))
     reasons = []
     if share >= NO_SIGNAL_SHARE and recent_share >= NO_SIGNAL_SHARE and recent_value == value and (
             value <= float(np.min(values))) and not rising and never_rose:
@@ -473,6 +467,9 @@ def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> F
     floor = [c for c in out.constant_components if c.at_floor and c.share >= PINNED_SHARE and not _shaping(c.name)]
     moving = [m for m in ctx.run.metric_names() if m.startswith(COMPONENT_PREFIX) and m.endswith("_mean")
               and m[len(COMPONENT_PREFIX):-len("_mean")] not in {c.name for c in out.constant_components}]
+    if not floor:
+        floor = _task_parts_off_floor_never(ctx, out)
+        moving = [m for m in moving if m[len(COMPONENT_PREFIX):-len("_mean")] not in {c.name for c in floor}]
     unlogged = _unlogged_part_at_zero(ctx, reward)
     if unlogged is not None and not floor and moving:
         floor = [unlogged]
@@ -489,6 +486,47 @@ def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> F
         f"no learning signal over the run: {'; '.join(reasons)}{extra}. The policy has had nothing to learn from "
         "since the start, so more steps buy nothing: fix the reward or the data (parsing, answer format, task "
         "difficulty) first", [int(steps[0])])
+
+
+def _task_parts_off_floor_never(ctx: Context, out: LearningSignalDiagnosis) -> list[ConstantComponent]:
+    """Task parts of the reward that scatter just above their floor but never leave it.
+
+    A correctness part scored on a few hundred samples of prompts that are all too hard reads 0 on most steps and
+    1/256 or 2/256 on the rest: not one exact value on almost every step (`PINNED_SHARE`), yet no more signal. Held
+    to the test the total reward is held to (`_never_left_floor`), in both halves of the run.
+    """
+    pinned = {c.name for c in out.constant_components}
+    stuck = []
+    for name in ctx.run.metric_names():
+        if not (name.startswith(COMPONENT_PREFIX) and name.endswith("_mean")):
+            continue
+        part = name[len(COMPONENT_PREFIX):-len("_mean")]
+        reading = ctx.book.get(name)
+        if part in pinned or _shaping(part) or reading is None or reading.series.n < MIN_SIGNAL_POINTS:
+            continue
+        values = reading.series.values
+        value, share = _modal(values)
+        if reading.summary.trend != "rising" and _never_left_floor(values) and (
+                min(share, _modal(values[len(values) // 2:])[1]) >= NO_SIGNAL_SHARE):
+            stuck.append(ConstantComponent(name=part, value=value, share=share, at_floor=True))
+    return stuck
+
+
+def _never_left_floor(values: np.ndarray) -> bool:
+    """The most common value is the lowest, and no stretch of the run rose far off it (`_never_rose_off`)."""
+    value = _modal(values)[0]
+    return value <= float(np.min(values)) and _never_rose_off(values, value, unit_range=within_unit_range(values))
+
+
+def _never_rose_off(values: np.ndarray, value: float, unit_range: bool) -> bool:
+    """No stretch of the run rose far off `value`: a run that learnt and then collapsed to its floor had one.
+
+    "Far" is a quarter of the way to the highest value logged; on a 0..1 score also a tenth of the range
+    (`NEVER_OFF_FLOOR`): a lucky batch sets the maximum, and against it a best stretch of 3% would pass for a rise.
+    """
+    best_stretch = float(np.max(robust.window_means(values, robust.stretch_width(len(values)))))
+    return best_stretch - value <= 0.25 * (float(np.max(values)) - value) or (
+        unit_range and best_stretch <= NEVER_OFF_FLOOR)
 
 
 FAR_BELOW = 0.1  # a training pass rate under a tenth of the same policy's held-out pass rate

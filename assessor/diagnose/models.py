@@ -415,7 +415,10 @@ class BestCheckpoint(_Model):
     reward_peak_step: int | None = Field(
         None, description="The training reward's own best point (newest stretch within one standard error of its best) "
         "before its decline, which the held-out eval shares: the best point is no later (evaluations after it within "
-        "the band are draws on the way down).")
+        "the band are draws on the way down). One eval interval later when the eval only eased; where the reward's "
+        "fall is dated (halfway down) when no evaluation within the band came before its best point.")
+    reward_peak_reason: str | None = Field(
+        None, description="What `reward_peak_step` is, of those three, in words.")
     decline_start_step: int | None = Field(
         None, description="Where an established decline with no breakage to date it began: the last point of the level "
         "stretch in a level-then-falling fit from the first point as good as the best (a fall in one step when that "

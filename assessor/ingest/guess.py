@@ -35,7 +35,7 @@ WHERE = frozenset({"train", "training", "batch", "step", "rollout", "rollouts"})
 LENGTH = frozenset({"len", "length", "lengths"})
 LENGTH_UNITS = frozenset({"token", "tokens", "tok", "toks"})  # `avg_response_token_length`: the unit, not a count
 RESPONSE = frozenset({
-    "response", "responses", "completion", "completions", "gen", "generation", "generated", "output", "outputs",
+    "response", "responses", "resp", "completion", "completions", "gen", "generation", "generated", "output", "outputs",
     "answer", "answers",
 })
 RATIO = frozenset({"frac", "fraction", "ratio", "rate", "pct", "percent"})
@@ -256,9 +256,10 @@ def _named_reward(tokens: list[str]) -> Guess | None:
         return None
     if body[-1] in ("reward", "rewards"):
         name = body[:-1]
-    elif body[0] in ("reward", "rewards"):
-        # `reward_correctness`, `rewards_format`: the same function named after the word; never a preference
-        # pair's bookkeeping (`reward_chosen`, `rewards_margin`), which is no reward function.
+    elif body[0] in ("reward", "rewards", "rew", "r"):
+        # `reward_correctness`, `rewards_format`, a hand loop's `r_correct` or `rew_format`: the same function named
+        # after the word; never a preference pair's bookkeeping (`reward_chosen`, `rewards_margin`), which is no
+        # reward function.
         name = body[1:]
         if not any(w in _FUNCTION_NAME_WORDS for w in name):
             return None

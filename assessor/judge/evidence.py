@@ -588,6 +588,7 @@ def best_values(
         "eval_set_unit": "pairs" if (b.metric or "").removeprefix("eval/").startswith("pref_") else "problems",
         "passed_over": b.passed_over, "loss_bound_step": b.loss_bound_step,
         "reward_changed_step": b.reward_changed_step, "reward_peak_step": b.reward_peak_step,
+        "reward_peak_reason": b.reward_peak_reason,
         "decline_start_step": b.decline_start_step,
         "spread_below_noise": b.band_is_own_spread and row is not None,
         "best_level_median": b.best_level_median, "now": b.now_level,

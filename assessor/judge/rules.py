@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from assessor.diagnose.checkpoint import BREAKAGE_KINDS, OVERRULED_BY_EVAL, breakage_kind
 from assessor.diagnose.components import names_the_task
 from assessor.diagnose.context import num
-from assessor.diagnose.evaluation import LOWER_IS_BETTER, confidence_only
+from assessor.diagnose.evaluation import LOWER_IS_BETTER, confidence_only, holds_clearly
 from assessor.diagnose.models import SEVERITY_ORDER, Diagnostics, EvalCurve, Finding, SignalSummary
 from assessor.diagnose.reward import decline_bar
 from assessor.diagnose.robust import stretch_width
@@ -151,7 +151,8 @@ def _eval_vouches(d: Diagnostics, finding: Finding) -> bool:
     if _kind(finding) not in REWARD_TRAJECTORY or e.now_step is None or not finding.steps:
         return False
     # ...and only when no held-out series is falling: one task of a mix collapsing is not vouched for by another.
-    at_best = any(f.kind in ("eval_at_best", "eval_near_best", "eval_holding") for f in e.findings) and not any(
+    # "Holding" vouches only within one noise unit of its peak (`holds_clearly`).
+    at_best = (any(f.kind in ("eval_at_best", "eval_near_best") for f in e.findings) or holds_clearly(e)) and not any(
         f.kind == "eval_declining" for f in e.findings)
     # An eval that never rose vouches for nothing: holding a level the run started at is not health. Risen: its
     # latest level well above its first, or all its evaluations climbing together (a noisy eval's two single
