@@ -125,7 +125,7 @@ def test_assess_scores_a_written_verdict_fenced_and_padded(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("written", [[], ["completion samples: none logged"]])
-def test_an_empty_could_not_see_is_filled_from_the_diagnosis(tmp_path, capsys, written):
+def test_the_diagnosis_blind_spots_are_attached_and_the_judges_own_follow(tmp_path, capsys, written):
     run = EXAMPLE.parent / "verl-grpo-gsm8k"
     answers = tmp_path / "answers"
     write_verdict(answers, run.name, json.dumps({**valid_verdict(), "could_not_see": written}))
@@ -133,7 +133,8 @@ def test_an_empty_could_not_see_is_filled_from_the_diagnosis(tmp_path, capsys, w
     contract = json.loads(capsys.readouterr().out)
     absent = diagnose(load_run(run)).absent
     assert absent and any("reward_std" in item for item in absent)
-    assert contract["could_not_see"] == (written or absent)
+    # The system prompt says the list is attached as it is: a judge that adds a blind spot of its own keeps the list.
+    assert contract["could_not_see"] == [*absent, *written]
 
 
 @pytest.mark.parametrize(("text", "message"), [

@@ -436,7 +436,9 @@ def test_benchmark_and_reward_function_words_are_plain():
     from assessor.judge.untrusted import plain
 
     for name in ("reward_component/ifeval_mean", "math_verify_reward", "eval/aime24_pass1", "rewards/len_penalty",
-                 "success_rate"):
+                 "success_rate",
+                 # holdout34/35's readers: a gold reward model's win rate, agents' tool and environment counters
+                 "gold_winrate", "heldout_success", "tool_calls_per_episode", "env_error_rate", "explained_var"):
         assert plain(name), name
     assert not plain("eval/ignore_previous") and not plain("answer_continue_now")
 

@@ -531,3 +531,26 @@ def test_a_signal_the_table_calls_not_established_is_called_flat_nowhere_else(na
         assert not re.search(r"^- length: .*trend flat", text, re.M), name
     for signal in unsettled:
         assert not re.search(rf"{re.escape(signal)} {NUM} flat\b", text), (name, signal)
+
+
+def test_a_stalled_runs_single_low_evaluation_is_not_left_to_a_next_evaluation(tmp_path):
+    """holdout34/35's blind readers: 'check that evaluation, and assess again after the next one' on a run that had
+    stopped writing hours before (and on finished runs): no next evaluation is coming."""
+    import os
+    import time
+
+    import numpy as np
+
+    from tests.runs import ar1, make_run
+
+    n = 300
+    ev = np.array([0.30, 0.40, 0.47, 0.52, 0.55, 0.56, 0.565, 0.57, 0.568, 0.572, 0.57, 0.574, 0.571, 0.575, 0.30])
+    reward = 0.3 + 0.3 * np.minimum(1, np.arange(n) / 150) + ar1(6, n, 0.3, 0.01)
+    make_run(tmp_path, reward=reward, eval_every=20, eval_values=ev, config={"max_steps": 1000})
+    hours_ago = time.time() - 6 * 3600
+    for path in tmp_path.rglob("*"):
+        os.utime(path, (hours_ago, hours_ago))
+    d = diagnose(load_run(tmp_path), now=time.time())
+    assert d.run.state == "stalled"
+    drop = next(f for f in d.findings if f.kind == "eval_latest_drop")
+    assert "assess again" not in drop.observation and "the run is stalled" in drop.observation

@@ -56,7 +56,8 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
     if rescale is not None:
         run = from_rescale(run, rescale)
         scan = reward_steps(run)
-    ctx = Context(run)
+    state, state_reason = run_state(run, now)
+    ctx = Context(run, state=state)
     for metric in CORE_SIGNALS:
         ctx.book.get(metric)
     for metric in run.metric_names("eval"):
@@ -96,7 +97,6 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
                                  hacked_task=overoptimization.task_metric)
     facts = run.facts
     last = run.last_step
-    state, state_reason = run_state(run, now)
     return Diagnostics(
         run=RunHeader(
             name=run.name, framework=facts.framework, algorithm=facts.algorithm, last_step=last,

@@ -15,6 +15,8 @@ class Context:
     """The run being diagnosed and a shared cache of per-signal readings."""
 
     run: Run
+    # `run_state`'s answer: a finished, stalled or crashed run has no next evaluation to wait for.
+    state: str = "live"
     book: SignalBook = field(init=False)
 
     def __post_init__(self) -> None:

@@ -505,7 +505,10 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
             "eval", "eval_latest_drop", "warning",
             f"the latest {label} ({num(out.now)} at step {out.now_step}) fell {drop:.0f}x its eval-to-eval noise "
             f"below the peak of the evaluation before it ({num(out.peak)} at step {out.peak_step}); one evaluation, so "
-            "not yet a decline on its own: check that evaluation, and assess again after the next one",
+            + ("not yet a decline on its own: check that evaluation, and assess again after the next one"
+               if ctx.state == "live" else
+               f"not a decline on its own: check that evaluation (the run is {ctx.state}: no later evaluation will "
+               "settle it)"),
             [peak_step, now_step]))
     elif peak_index == len(values) - 1:
         findings.append(finding(
@@ -527,10 +530,12 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
             "eval", "eval_holding", "info",
             f"{label} holds near its peak: the evaluations around the peak ({num(out.peak)} at step "
             f"{out.peak_step}; {len(around_peak)} evaluations, mean {num(_shown_mean(metric, around_peak))}) stand "
-            + (f"{f'{shown:.1f}x' if shown >= 0.1 else 'under a tenth of'} its eval-to-eval noise of {num(noise)} "
-               f"above the latest two (mean "
+            + (f"{shown:.1f}x its eval-to-eval noise of {num(noise)} above the latest two (mean "
                f"{num(float(np.mean(values[-2:])))}; now {num(out.now)}), under twice the noise, the size at which "
                "these findings call a decline"
+               if shown >= 0.1 else
+               f"within a tenth of its eval-to-eval noise of {num(noise)} of the latest two (mean "
+               f"{num(float(np.mean(values[-2:])))}; now {num(out.now)}): nothing measurable is lost since the peak"
                if decline > 0 else
                f"no higher than the latest two (mean {num(float(np.mean(values[-2:])))}; now {num(out.now)}): "
                "nothing is lost since the peak"),

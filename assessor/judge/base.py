@@ -40,14 +40,16 @@ class JudgeResult:
 
 
 def with_blind_spots(result: JudgeResult, diagnostics: Diagnostics) -> JudgeResult:
-    """The verdict with `could_not_see` taken from the diagnosis when the judge left it empty.
+    """The verdict with the diagnosis's `could_not_see` list, followed by any blind spot the judge added.
 
-    What the run does not log is a fact the numeric stage already lists; an LLM judge is told to leave the field
-    empty rather than spend output tokens copying that list (and possibly dropping items from it).
+    What the run does not log is a fact the numeric stage already lists; an LLM judge is told not to spend output
+    tokens copying that list (and possibly dropping items from it), only to name what it met beyond it.
     """
-    if result.verdict.could_not_see or not diagnostics.absent:
+    added = [item for item in result.verdict.could_not_see if item not in diagnostics.absent]
+    merged = [*diagnostics.absent, *added]
+    if merged == result.verdict.could_not_see:
         return result
-    verdict = result.verdict.model_copy(update={"could_not_see": list(diagnostics.absent)})
+    verdict = result.verdict.model_copy(update={"could_not_see": merged})
     return JudgeResult(verdict=verdict, usage=result.usage)
 
 

@@ -601,7 +601,8 @@ def best_values(
         # A held-out best point with evaluations after it and no decline established: named for reference only.
         "later_evaluations": not b.behind and b.basis == "eval" and b.best_step is not None and any(
             c.metric == b.metric and c.now_step > b.best_step for c in d.eval.curves),
-        "finished": d.run.state == "finished",  # no next check to confirm a dip on
+        # No next check to confirm a dip on: the run has finished, stalled or crashed.
+        "no_next_check": d.run.state != "live", "state": d.run.state,
         "expected_checkpoint_step": b.expected_checkpoint_step, "save_steps": b.save_steps,
         "checkpoint_step": b.checkpoint_step, "reason": scrub(b.reason),
         "on_disk": len(checkpoints),

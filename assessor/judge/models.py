@@ -42,8 +42,9 @@ class Verdict(_Model):
     risks: list[str] = Field(default_factory=list, description="What could go wrong with this decision.")
     recommended_actions: list[str] = Field(default_factory=list, description="Concrete next steps.")
     could_not_see: list[str] = Field(
-        default_factory=list, description="Signals the run does not log and what that leaves unknown (an LLM judge "
-        "leaves it empty: the diagnosis's list is filled in).")
+        default_factory=list, description="Blind spots: signals the run does not log and what that leaves unknown. "
+        "The diagnosis's own list (the sheet's 'Not visible in this run') is attached to every verdict; an LLM judge "
+        "names only blind spots that list does not, and otherwise leaves this empty.")
 
     @model_validator(mode="after")
     def _rollback_needs_a_step(self) -> Verdict:

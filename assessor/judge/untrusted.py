@@ -45,6 +45,9 @@ _PLAIN_WORDS_TEXT = """
     reinforce baseline with sequence seq level
     ifeval aime amc humaneval mbpp gpqa mmlu olympiad olympiadbench livecodebench truthfulqa hellaswag arc
     verify verifier verified success solved solve win penalty bonus think tag tags repetition language overlong
+    gold winrate heldout held tools call calls episode episodes turn turns env environment error errors sandbox
+    explained var variance return returns approx filtered filter group groups batch batches gen generation prompt
+    prompts time timing perf throughput memory resolve resolved patch patches empty
 """
 PLAIN_WORDS = frozenset(_PLAIN_WORDS_TEXT.split())
 _WORD = re.compile(r"[A-Za-z]+")
