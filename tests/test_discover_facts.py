@@ -141,3 +141,21 @@ def test_model_config_json_only_gives_vocab_size(tmp_path):
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"vocab_size": 151936, "max_steps": 3, "model_type": "qwen2"}), encoding="utf-8")
     assert {k: v for k, (v, _) in read_config_file(path, "config.json").items()} == {"vocab_size": 151936}
+
+
+@pytest.mark.parametrize(("saves", "expected"), [((100, 200, 300, 400, 500), 100), ((100, 170, 400), None)])
+def test_the_save_interval_is_read_off_timed_checkpoint_saves(tmp_path, saves, expected):
+    """holdout34's blind readers: 'checkpoint save interval unknown' beside 'periodic stalls every 100 steps at the
+    checkpoint save steps': verl times each save (`timing_s/save_checkpoint`, only on the steps it saves at), so a
+    published log with no config and no checkpoint folders still says when it saved. Irregular saves say nothing."""
+    lines = []
+    for step in range(1, 601):
+        data = {"critic/score/mean": 0.5, "timing_s/step": 60.0}
+        if step in saves:
+            data["timing_s/save_checkpoint"] = 31.5
+        lines.append(json.dumps({"step": step, "data": data}))
+    (tmp_path / "metrics.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = load_run(tmp_path)
+    assert run.facts.save_steps == expected
+    if expected:
+        assert run.facts.provenance["save_steps"].startswith("measured")

@@ -447,6 +447,11 @@ def _facts(found: Discovery, datas: list[SourceData], metrics: pd.DataFrame,
     if interval is not None:
         chosen["logging_interval"] = interval
         provenance["logging_interval"] = "measured: median gap between logged training steps"
+    if "save_steps" not in chosen:
+        saves = _timed_save_interval(metrics, rows)
+        if saves is not None:
+            chosen["save_steps"] = saves
+            provenance["save_steps"] = "measured: the steps at which a checkpoint save was timed (time_checkpoint_s)"
     # Framework first: which keys an algorithm leaves depends on the framework that logged them.
     if "framework" not in chosen or chosen["framework"] == "hf":
         framework = _infer_framework(metrics)
@@ -466,6 +471,33 @@ def _settings_beside_logs(found: Discovery, datas: list[SourceData]) -> list[Pat
     read = {data.path for data in datas}
     folders = {data.path.parent for data in datas} | {found.root}
     return [p for p in found.files if p.suffix.lower() == ".json" and p not in read and p.parent in folders]
+
+
+SAVE_TIMER = ("time_checkpoint_s", "train")
+REGULAR_SHARE = 0.8  # of the gaps between timed saves, this share equal: a save interval, not ad-hoc saves
+
+
+def _timed_save_interval(metrics: pd.DataFrame, rows: Mapping[tuple[str, str], np.ndarray | slice] | None = None,
+                         ) -> int | None:
+    """The save interval read off the steps where a checkpoint save was timed (verl's `timing_s/save_checkpoint`).
+
+    A run that logs how long each save took says when it saved, though no config beside the log gives the interval
+    (published logs, checkpoints kept elsewhere): three or more timed saves at one regular gap.
+    """
+    if rows is not None:
+        found = rows.get(SAVE_TIMER)
+        if found is None:
+            return None
+        picked = metrics.iloc[found] if isinstance(found, slice) else metrics.iloc[np.asarray(found)]
+    else:
+        picked = metrics[((metrics["metric"] == SAVE_TIMER[0]) & (metrics["split"] == SAVE_TIMER[1])).to_numpy()]
+    values = picked["value"].to_numpy(dtype=float)
+    steps = np.unique(picked["step"].to_numpy()[np.isfinite(values) & (values > 0)])
+    if len(steps) < 3:
+        return None
+    gaps = np.diff(steps)
+    gap = int(np.median(gaps))
+    return gap if gap > 0 and float(np.mean(gaps == gap)) >= REGULAR_SHARE else None
 
 
 def _measured_interval(metrics: pd.DataFrame, rows: Mapping[tuple[str, str], np.ndarray | slice] | None = None,

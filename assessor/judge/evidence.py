@@ -172,6 +172,7 @@ def run_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, Any]:
             head.last_step / planned if planned and head.last_step is not None else None),
         "logging_interval": head.logging_interval or facts.logging_interval,
         "save_interval": facts.save_steps or save_interval(run.checkpoints),
+        "save_interval_timed": bool(facts.save_steps) and facts.provenance.get("save_steps", "").startswith("measured"),
         # `RunFacts` has no batch size (written as `unknown`); no config states a reward range either, but the
         # findings read a reward that never leaves 0..1 as bounded by it, and the setup says so as they do.
         "batch_size": None,
