@@ -2742,3 +2742,15 @@ def test_a_lucky_evaluation_well_into_a_dated_fall_is_not_the_target(tmp_path):
     best = diagnose(run).best_checkpoint
     assert best.reward_peak_step is not None and best.reward_peak_reason is not None
     assert f"no later than step {best.reward_peak_step}, {best.reward_peak_reason}" in best.reason
+
+
+def test_a_reward_at_one_level_from_its_first_step_never_levelled_off(tmp_path):
+    """holdout34's blind reader: 'reward_mean has levelled off at 1 since about step 540 (from 1 at the start)' for a
+    summed reward whose format part sat at its ceiling from step 1: a plateau reached mid-run, read off a curve that
+    never moved."""
+    rng = np.random.default_rng(6)
+    reward = np.round(0.997 + np.round(rng.normal(0.003, 0.0018, 80) * 1280) / 1280, 4)  # 80 logs, every 10 steps
+    run = make_run(tmp_path, reward=reward, interval=10, config={"max_steps": 2500})
+    plateau = [f for f in diagnose(run).findings if f.kind == "reward_plateau"]
+    assert plateau and all("levelled off" not in f.observation for f in plateau)
+    assert "since the start" in plateau[0].observation
