@@ -50,11 +50,9 @@ def diagnose_clipping(ctx: Context) -> ClippingDiagnosis:
             level_now=0.0, low_now=0.0 if low else None, high_now=0.0 if high else None, trend="flat",
             exactly_zero=True, findings=[finding(
                 total.summary.metric, "clip_ratio_exactly_zero", "info",
-                f"The clipped fraction is exactly 0 on all {s.points} logged steps ({s.first_step}-{s.last_step}). "
-                "That is what a fully on-policy run logs (one optimizer update per batch of rollouts, e.g. TRL's "
-                "default num_iterations=1 or a single PPO epoch over one mini-batch): the probability ratio is 1 by "
-                "construction and nothing can be clipped. "
-                f"Normal, and it says nothing about how large the updates are.",
+                f"The clipped fraction is exactly 0 on all {s.points} logged steps ({s.first_step}-{s.last_step}): "
+                "normal for a fully on-policy run (one update per batch of rollouts, e.g. TRL's default "
+                "num_iterations=1), whose probability ratio is 1 by construction; it says nothing about update size.",
                 [s.first_step],
             )],
         )
