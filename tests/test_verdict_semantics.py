@@ -2753,4 +2753,4 @@ def test_a_reward_at_one_level_from_its_first_step_never_levelled_off(tmp_path):
     run = make_run(tmp_path, reward=reward, interval=10, config={"max_steps": 2500})
     plateau = [f for f in diagnose(run).findings if f.kind == "reward_plateau"]
     assert plateau and all("levelled off" not in f.observation for f in plateau)
-    assert "since the start" in plateau[0].observation
+    assert "not climbed measurably since the start" in plateau[0].observation

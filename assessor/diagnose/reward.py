@@ -219,12 +219,14 @@ def diagnose_reward(ctx: Context) -> RewardDiagnosis:
                 f"{num(progress.before)} at the start): it climbed for {bend.climb_steps} steps and in the "
                 f"{bend.flat_steps} since has kept {max(0.0, bend.rate_left):.0%} of its climb rate, so it has "
                 "converged", [bend.step]))
-        elif abs(s.now - progress.before) <= max(noise, robust.noise_floor(series.values)):
-            # Never climbed: "levelled off since step S (from 1 at the start)" read as a plateau reached mid-run.
+        elif abs(s.now - progress.before) <= noise and robust.level_shift(series, first, peak_mask).t < PROGRESS_T:
+            # Never climbed (its best stretch not established above its first either): "levelled off since step S
+            # (from 1 at the start)" read as a plateau reached mid-run.
             findings.append(finding(
                 metric, "reward_plateau", "watch",
-                f"{metric} has stayed at {num(s.now)} since the start ({num(progress.before)} over the first {width} "
-                "logged steps): it never climbed, so there was nothing to level off from", [s.first_step]))
+                f"{metric} has not climbed measurably since the start ({num(progress.before)} over the first {width} "
+                f"logged steps, {num(s.now)} now; no stretch of it stands established above the first): there was no "
+                "climb to level off from", [s.first_step]))
         else:
             findings.append(finding(
                 metric, "reward_plateau", "watch",
