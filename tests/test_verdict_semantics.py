@@ -1395,7 +1395,7 @@ def test_an_eval_holding_near_its_peak_quotes_the_comparison_it_made_not_a_bare_
     holding = only_kind(diagnose(run).findings, "eval_holding")
     assert "within noise" not in holding.observation
     assert "above the latest two (mean 0.5; now 0.48)" in holding.observation
-    assert "under twice the noise, the size at which these findings call a decline" in holding.observation
+    assert "short of the 2x a decline needs" in holding.observation
 
 
 def _rescored_run(tmp_path, jump_at: int | None, burst: bool = False):

@@ -531,8 +531,8 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
             f"{label} holds near its peak: the evaluations around the peak ({num(out.peak)} at step "
             f"{out.peak_step}; {len(around_peak)} evaluations, mean {num(_shown_mean(metric, around_peak))}) stand "
             + (f"{shown:.1f}x its eval-to-eval noise of {num(noise)} above the latest two (mean "
-               f"{num(float(np.mean(values[-2:])))}; now {num(out.now)}), under twice the noise, the size at which "
-               "these findings call a decline"
+               f"{num(float(np.mean(values[-2:])))}; now {num(out.now)}): short of the 2x a decline "
+               "needs"
                if shown >= 0.1 else
                f"within a tenth of its eval-to-eval noise of {num(noise)} of the latest two (mean "
                f"{num(float(np.mean(values[-2:])))}; now {num(out.now)}): nothing measurable is lost since the peak"

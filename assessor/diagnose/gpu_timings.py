@@ -342,7 +342,7 @@ def _stalls(run: Run, t: Timings, series: robust.Series) -> tuple[list[StepTimeJ
         observation = (
             f"Periodic stalls{every} at the {PHASE_LABELS[name]} steps ({listed}): {name} adds a median "
             f"{num(cost)} s to a usual {num(usual)} s step (+{cost / usual:.0%}), {_percent(overhead)} of all step "
-            "time; these steps are kept out of the phase shares and the step-time level."
+            "time."
         )
         findings.append(finding("time_step_s", kind, severity, observation, stall_steps))
         if name == "time_checkpoint_s":
