@@ -554,3 +554,15 @@ def test_a_stalled_runs_single_low_evaluation_is_not_left_to_a_next_evaluation(t
     assert d.run.state == "stalled"
     drop = next(f for f in d.findings if f.kind == "eval_latest_drop")
     assert "assess again" not in drop.observation and "the run is stalled" in drop.observation
+
+
+@pytest.mark.parametrize("name", REAL_RUN_NAMES)
+def test_entropy_said_to_stay_within_its_band_does(name):
+    """The real-runs blind reader: 'no large move (now within -15%/+25% of its start), 31.5 -> 19.9' (-37%) on a run
+    whose entropy is too noisy (11.1) for its fall to be established: the claim must match the numbers it quotes."""
+    said = "- entropy over the run: no large move"
+    line = next((x for x in user_text(name).splitlines() if x.startswith(said)), None)
+    if line is None:
+        return
+    start, now = (float(v) for v in re.search(rf"({NUM}) → ({NUM})", line).groups())
+    assert 0.85 * start <= now <= 1.25 * start, line
