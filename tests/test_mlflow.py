@@ -220,3 +220,24 @@ def test_trackio_project_database(tmp_path, with_run_id):
     assert [(s.path, s.format) for s in run.sources] == [("my-project.db", "trackio")]
     assert (run.facts.beta, run.facts.num_generations, run.facts.planned_total_steps) == (0.04, 8, 3)
     assert any("holds 2 Trackio runs" in w and "'grpo-old'" in w for w in run.warnings)
+
+
+def test_a_fact_read_from_an_mlflow_params_folder_names_it_by_reference(tmp_path):
+    """holdout36's blind reader met `beta = 0 (mlruns/7021.../b41d.../params: beta)` on the sheet, outside the fenced
+    run data: the store's folder names are the run's own choosing, and only a file name (`training_args.json: beta`)
+    was being replaced by its reference."""
+    from assessor.diagnose import diagnose
+    from assessor.judge.base import JudgeRequest
+    from assessor.judge.export import export_prompt
+
+    root = copy_store("trl_file", tmp_path)
+    folder = run_folder(root, "grpo-new")
+    (folder / "params" / "beta").write_text("0.0", encoding="utf-8")  # no KL term: the sheet says where 0 is from
+    for kl in (folder / "metrics").rglob("*kl*"):
+        kl.unlink()
+    run = load_run(root)  # the newest run of the store, `grpo-new`
+    assert run.facts.beta == 0 and run.facts.provenance["beta"].startswith("mlruns/")
+    user = export_prompt(JudgeRequest(run=run, diagnostics=diagnose(run), plots=[]), images=False).user
+    sheet, data = user.split("```run-data", 1)
+    assert "beta = 0 ([run label" in sheet and "mlruns/" not in sheet
+    assert "mlruns/" in data  # listed in the fenced block, behind its reference
