@@ -2754,3 +2754,14 @@ def test_a_reward_at_one_level_from_its_first_step_never_levelled_off(tmp_path):
     plateau = [f for f in diagnose(run).findings if f.kind == "reward_plateau"]
     assert plateau and all("levelled off" not in f.observation for f in plateau)
     assert "not climbed measurably since the start" in plateau[0].observation
+
+
+def test_a_single_drop_two_evaluations_after_the_peak_does_not_call_the_peak_the_one_before_it(tmp_path):
+    """holdout36's blind reader: 'fell 7x ... below the peak of the evaluation before it (0.594 at step 225)' for the
+    latest evaluation at 275, with 250 between them."""
+    n = 275
+    reward = 0.3 + 0.3 * np.clip(np.arange(1, n + 1) / 200, 0, 1) + ar1(97, n, 0.3, 0.01)
+    evals = np.array([0.416, 0.396, 0.45, 0.476, 0.488, 0.464, 0.496, 0.494, 0.594, 0.532, 0.482])
+    run = with_evals(make_run(tmp_path, reward=reward, config={"max_steps": 1000}).path, "accuracy", 25, evals)
+    drop = only_kind(diagnose(run).findings, "eval_latest_drop")
+    assert "the evaluation before it" not in drop.observation and "at step 225" in drop.observation

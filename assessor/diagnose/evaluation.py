@@ -504,7 +504,9 @@ def _primary(ctx: Context, metric: str) -> EvalDiagnosis:
         findings.append(finding(
             "eval", "eval_latest_drop", "warning",
             f"the latest {label} ({num(out.now)} at step {out.now_step}) fell {drop:.0f}x its eval-to-eval noise "
-            f"below the peak of the evaluation before it ({num(out.peak)} at step {out.peak_step}); one evaluation, so "
+            f"below the peak ({num(out.peak)} at step {out.peak_step}, "
+            + ("the evaluation before it" if evals_after_peak == 1 else
+               "with the one between them still within noise of the peak's level") + "); one evaluation, so "
             + ("not yet a decline on its own: check that evaluation, and assess again after the next one"
                if ctx.state == "live" else
                f"not a decline on its own: check that evaluation (the run is {ctx.state}: no later evaluation will "
