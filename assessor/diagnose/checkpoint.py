@@ -562,8 +562,9 @@ def _reward_peak_cap(
     standard error of its best) is as late as the good stretch can reach; evaluations after it that still land
     within the eval's band are the slide's first steps. None when it does not apply or would leave no point.
     """
-    newest_good = ("the newest step at which the training reward still stood within one standard error of its peak, "
-                   "before its established decline (later evaluations within the band are draws on the way down)")
+    at_peak = "the newest step at which the training reward still stood within one standard error of its peak"
+    newest_good = (f"{at_peak}, before its established decline (later evaluations within the band are draws on the "
+                   "way down)")
     # The eval declined, or only eased: too far below its peak to vouch against the reward's fall, short of the
     # decline its own test needs (`holds_clearly`).
     declined = _eval_declined(evaluation, metric)
@@ -584,8 +585,8 @@ def _reward_peak_cap(
         # With no fall of its own, an evaluation within one eval interval after that step has not shown the slide
         # begun: it is the eval's newest reading of the good stretch, not a draw on the way down.
         interval = int(np.median(np.diff(curve.steps)))
-        step, why = step + interval, (f"one eval interval ({interval} steps) after {newest_good.split(' (')[0]} at "
-                                      f"step {step} (the eval eased short of a decline of its own)")
+        step, why = step + interval, (f"one eval interval ({interval} steps) after {at_peak} (step {step}), before "
+                                      "its established decline (the eval eased short of a decline of its own)")
     if _splits(as_good, curve.steps <= step):
         return step, why
     # No evaluation as good as the best was taken by then: the newest one before the fall is dated (halfway down),

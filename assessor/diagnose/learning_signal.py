@@ -468,7 +468,7 @@ def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> F
     moving = [m for m in ctx.run.metric_names() if m.startswith(COMPONENT_PREFIX) and m.endswith("_mean")
               and m[len(COMPONENT_PREFIX):-len("_mean")] not in {c.name for c in out.constant_components}]
     if not floor:
-        floor = _task_parts_off_floor_never(ctx, out)
+        floor = _task_parts_never_off_floor(ctx, out)
         moving = [m for m in moving if m[len(COMPONENT_PREFIX):-len("_mean")] not in {c.name for c in floor}]
     unlogged = _unlogged_part_at_zero(ctx, reward)
     if unlogged is not None and not floor and moving:
@@ -488,7 +488,7 @@ def _no_signal(ctx: Context, reward: Reading, out: LearningSignalDiagnosis) -> F
         "difficulty) first", [int(steps[0])])
 
 
-def _task_parts_off_floor_never(ctx: Context, out: LearningSignalDiagnosis) -> list[ConstantComponent]:
+def _task_parts_never_off_floor(ctx: Context, out: LearningSignalDiagnosis) -> list[ConstantComponent]:
     """Task parts of the reward that scatter just above their floor but never leave it.
 
     A correctness part scored on a few hundred samples of prompts that are all too hard reads 0 on most steps and
