@@ -27,6 +27,7 @@ from assessor.diagnose.evaluation import (
     LOWER_IS_BETTER,
     TYPICAL_EVAL_SET,
     decline_noise,
+    eased,
     eval_score,
     eval_set_size,
     holds_clearly,
@@ -568,9 +569,8 @@ def _reward_peak_cap(
     # The eval declined, or only eased: too far below its peak to vouch against the reward's fall, short of the
     # decline its own test needs (`holds_clearly`).
     declined = _eval_declined(evaluation, metric)
-    eased = metric == f"eval/{evaluation.metric}" and not holds_clearly(evaluation) and any(
-        f.kind == "eval_holding" for f in evaluation.findings)
-    if basis != "eval" or not (declined or eased) or reward.metric is None:
+    if basis != "eval" or not (declined or (metric == f"eval/{evaluation.metric}" and eased(evaluation))) or (
+            reward.metric is None):
         return None
     if not any(f.kind == "reward_peaked_then_declined" for f in reward.findings):
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from assessor.diagnose.models import Finding, Severity
+from assessor.diagnose.models import Finding, RunState, Severity
 from assessor.diagnose.signals import SignalBook
 from assessor.run import Run, RunFacts
 
@@ -16,7 +16,7 @@ class Context:
 
     run: Run
     # `run_state`'s answer: a finished, stalled or crashed run has no next evaluation to wait for.
-    state: str = "live"
+    state: RunState = "live"
     book: SignalBook = field(init=False)
 
     def __post_init__(self) -> None:

@@ -28,10 +28,26 @@ def holds_clearly(evaluation: EvalDiagnosis) -> bool:
     """The preferred held-out eval holds near its peak, within one noise unit of it (`HOLDING_CLEARLY`).
 
     Between one and two noise units down ("holding" by the decline test, which needs two) it neither confirms a
-    fall of the training reward nor clears it: that fall then stands on its own evidence.
+    fall of the training reward nor clears it: that fall then stands on its own evidence (`eased`).
     """
-    return any(f.kind == "eval_holding" for f in evaluation.findings) and (
-        evaluation.decline_from_peak_noise is not None and evaluation.decline_from_peak_noise < HOLDING_CLEARLY)
+    return _holding(evaluation) and _below_peak(evaluation) < HOLDING_CLEARLY
+
+
+def eased(evaluation: EvalDiagnosis) -> bool:
+    """The preferred held-out eval is "holding" by the decline test, but one noise unit or more below its peak."""
+    return _holding(evaluation) and _below_peak(evaluation) >= HOLDING_CLEARLY
+
+
+def _holding(evaluation: EvalDiagnosis) -> bool:
+    return any(f.kind == "eval_holding" for f in evaluation.findings)
+
+
+def _below_peak(evaluation: EvalDiagnosis) -> float:
+    """How far the latest evaluations stand below the peak's level, in eval noise (unknown: as far as can be)."""
+    below = evaluation.decline_from_peak_noise
+    return math.inf if below is None else below
+
+
 # Preferred held-out metrics, best first; `loss` is lower-is-better.
 EVAL_METRICS = ("accuracy", "reward_mean", "pass_at_k", "pref_accuracy", "pref_margin", "loss")
 class _LowerIsBetter:

@@ -493,7 +493,8 @@ def _task_parts_never_off_floor(ctx: Context, out: LearningSignalDiagnosis) -> l
 
     A correctness part scored on a few hundred samples of prompts that are all too hard reads 0 on most steps and
     1/256 or 2/256 on the rest: not one exact value on almost every step (`PINNED_SHARE`), yet no more signal. Held
-    to the test the total reward is held to (`_never_left_floor`), in both halves of the run.
+    to the test the total reward is held to (its most common value is its lowest, no stretch rose far off it:
+    `_never_rose_off`), in both halves of the run.
     """
     pinned = {c.name for c in out.constant_components}
     stuck = []
@@ -506,16 +507,12 @@ def _task_parts_never_off_floor(ctx: Context, out: LearningSignalDiagnosis) -> l
             continue
         values = reading.series.values
         value, share = _modal(values)
-        if reading.summary.trend != "rising" and _never_left_floor(values) and (
+        at_floor = value <= float(np.min(values))
+        if reading.summary.trend != "rising" and at_floor and _never_rose_off(
+                values, value, unit_range=within_unit_range(values)) and (
                 min(share, _modal(values[len(values) // 2:])[1]) >= NO_SIGNAL_SHARE):
             stuck.append(ConstantComponent(name=part, value=value, share=share, at_floor=True))
     return stuck
-
-
-def _never_left_floor(values: np.ndarray) -> bool:
-    """The most common value is the lowest, and no stretch of the run rose far off it (`_never_rose_off`)."""
-    value = _modal(values)[0]
-    return value <= float(np.min(values)) and _never_rose_off(values, value, unit_range=within_unit_range(values))
 
 
 def _never_rose_off(values: np.ndarray, value: float, unit_range: bool) -> bool:

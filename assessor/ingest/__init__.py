@@ -484,15 +484,12 @@ def _timed_save_interval(metrics: pd.DataFrame, rows: Mapping[tuple[str, str], n
     A run that logs how long each save took says when it saved, though no config beside the log gives the interval
     (published logs, checkpoints kept elsewhere): three or more timed saves at one regular gap.
     """
-    if rows is not None:
-        found = rows.get(SAVE_TIMER)
-        if found is None:
-            return None
-        picked = metrics.iloc[found] if isinstance(found, slice) else metrics.iloc[np.asarray(found)]
-    else:
-        picked = metrics[((metrics["metric"] == SAVE_TIMER[0]) & (metrics["split"] == SAVE_TIMER[1])).to_numpy()]
-    values = picked["value"].to_numpy(dtype=float)
-    steps = np.unique(picked["step"].to_numpy()[np.isfinite(values) & (values > 0)])
+    found: np.ndarray | slice | None = rows.get(SAVE_TIMER) if rows is not None else (
+        ((metrics["metric"] == SAVE_TIMER[0]) & (metrics["split"] == SAVE_TIMER[1])).to_numpy())
+    if found is None:
+        return None
+    values = metrics["value"].to_numpy(dtype=float)[found]
+    steps = np.unique(metrics["step"].to_numpy()[found][np.isfinite(values) & (values > 0)])
     if len(steps) < 3:
         return None
     gaps = np.diff(steps)

@@ -655,10 +655,12 @@ def scrubber(request: JudgeRequest) -> Scrubber:
                            facts.loss_type) if x]
     # Files a fact was read from ("beta = 0 (wandb/offline-run-…/run-x.wandb (W&B config): beta)"): their folder
     # and file names are the run's own choosing.
-    labels += [m.group(1) for where in facts.provenance.values() if (m := _FILE_IN_PROVENANCE.match(where))]
     # ... and folders with no file name of their own: an MLflow file store's `mlruns/<experiment>/<run>/params`.
-    labels += [source for where in facts.provenance.values()
-               if not _FILE_IN_PROVENANCE.match(where) and "/" in (source := where.split(": ", 1)[0])]
+    for where in facts.provenance.values():
+        file = _FILE_IN_PROVENANCE.match(where)
+        source = file.group(1) if file else where.split(": ", 1)[0]
+        if file or "/" in source:
+            labels.append(source)
     # Plain names (`reward_component/format_mean`, the model id) are written as they are; any other label the
     # run chose is a reference to the fenced block.
     return Scrubber(sorted(run.checkpoints, key=lambda c: c.step), labels,
