@@ -259,7 +259,7 @@ def test_every_checkpoint_is_listed_with_regular_series_as_ranges(tmp_path):
     assert expand(inside) == {c.step: c.path for c in many + odd}  # nothing left out
     assert "checkpoint save interval 10 steps" in before
     assert "202 checkpoints on disk, at steps 5, 10 … 1990 every 10, 1995, 2000;" in before
-    assert "a regular series is written as its first and last path" in inside
+    assert "A regular series of checkpoints is written as its first and last path" in prompt.system
     # Two single checkpoints are no series: the note on how a series is written would only mislead.
     two = dataclasses.replace(run, checkpoints=[assessor.Checkpoint(step=1750, path="checkpoint-1750"),
                                                 assessor.Checkpoint(step=2000, path="checkpoint-2000")])
@@ -281,7 +281,8 @@ def test_summary_reads_the_verl_example():
     assert "[critical]" in summary
     assert "kl up reward down" in summary
     assert "best point by eval: step 140" in summary  # the newest evaluation within noise of the 120 peak
-    assert "ln(vocab) = 11.93" in summary
+    # The entropy ceiling is said once, in the setup.
+    assert "(ln = 11.93: the entropy of uniform noise)" in summary and "ln(vocab) = 11.93" not in summary
 
 
 # --- untrusted text
@@ -483,8 +484,8 @@ def test_reward_and_eval_rows_carry_the_numbers_of_the_best_point():
     # The best-point reading's "now" is the mean of the last two evaluations: named so, never "now".
     now = assessor.judge.prompts.num(d.best_checkpoint.now_level)
     assert f"the last two evaluations average {now}" in summary and f"now {now}" not in summary
-    eval_line = next(line for line in summary.splitlines() if line.startswith("- held-out accuracy:"))
-    assert f"mean of the last two evaluations {now}" in eval_line
+    # ...and said once: the held-out section leaves it to the best point's line.
+    assert summary.count(f" {now}") == 1
     lr_row = next(line for line in summary.splitlines() if line.startswith("| lr |"))
     assert "jump" not in lr_row and "noise since" not in lr_row  # a schedule, not a measurement
 
@@ -766,3 +767,13 @@ def test_a_truncated_share_without_a_mean_length_is_still_on_the_sheet(tmp_path)
     assert request.diagnostics.length.now is None
     generation = prompts.summarize(request).split("## Generation")[1]
     assert "mean length not logged; truncated share (completions cut at the cap) now 0.5" in generation
+
+
+def test_step_time_changes_leave_out_stalls_the_periodic_stall_finding_already_dates():
+    # verl's example stalls at every checkpoint save (50, 100, 150, 200): one finding dates them all; the GPU section's
+    # list of step-time changes keeps only the changes that finding does not cover (the two jumps as lengths grew).
+    summary = prompts.summarize(request_for(EXAMPLES / "verl-grpo-gsm8k"))
+    assert "(checkpoint_stalls; steps 50, 100, 150, 200)" in summary
+    changes = next(line for line in summary.splitlines() if line.startswith("- step-time changes:"))
+    assert "stall" not in changes and "earlier" not in changes
+    assert "jump at 161 (203 → 236 s); jump at 175 (236 → 304 s)" in changes

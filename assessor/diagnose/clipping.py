@@ -142,7 +142,7 @@ def _rising(total: Reading) -> list[Finding]:
     return [finding(
         s.metric, "clip_ratio_rising", severity,
         f"The clipped fraction rose from {num(s.start * 100)}% to {num(s.now * 100)}% of tokens (above its "
-        f"midpoint since step {onset}): updates are pushing harder against the trust region, which often comes "
+        f"midpoint since step {onset}): updates push harder against the trust region, often "
         f"before a KL blow-up.",
         [onset, s.last_step],
     )]

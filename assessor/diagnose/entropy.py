@@ -76,8 +76,7 @@ def _pattern(reading: Reading, ln_vocab: float | None) -> EntropyDiagnosis:
         meaning = ("It is summed over each completion (it starts above any per-token entropy), so it grows with "
                    "completion length: read it against the length before reading it as uncertainty."
                    if summed_over_sequence(reading) else
-                   "The policy is growing less certain; together with a falling reward this is forgetting, with a "
-                   "rising one it is exploration.")
+                   "The policy grows less certain: forgetting if the reward falls, exploration if it rises.")
         return EntropyDiagnosis(pattern="rising", start=s.start, now=s.now, ln_vocab=ln_vocab, findings=[finding(
             "entropy", "entropy_rising", "watch",
             f"Entropy is rising: {num(s.start)} at the start, {num(s.now)} now, above the midpoint since step "

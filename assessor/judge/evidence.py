@@ -617,14 +617,17 @@ def gpu_values(d: Diagnostics) -> dict[str, Any] | None:
     g = d.gpu
     if g is None:
         return None
-    jumps = g.jumps[-MAX_STEP_JUMPS:]
+    # A stall at a save or eval step is already in its periodic-stall finding: listing it again is one fact twice.
+    periodic = {s for f in d.findings if f.kind in ("checkpoint_stalls", "eval_stalls") for s in f.steps}
+    changes = [j for j in g.jumps if not (j.kind == "stall" and j.step in periodic)]
+    jumps = changes[-MAX_STEP_JUMPS:]
     return {
         "source": g.source.replace("_", " "), "generation": g.generation_fraction, "training": g.training_fraction,
         "idle": g.idle_fraction, "step_time": g.step_time_s, "step_time_drift": g.step_time_drift,
         "phases": [{"phase": p.phase, "share": p.time_fraction, "power": p.power_w, "util": p.util_pct,
                     "memory": p.memory_used_mib, "headroom": p.memory_headroom_mib} for p in g.phases[:3]],
         "jumps": [{"kind": j.kind, "step": j.step, "before": j.before_s, "after": j.after_s} for j in jumps],
-        "earlier_jumps": len(g.jumps) - len(jumps),
+        "earlier_jumps": len(changes) - len(jumps),
     }
 
 
