@@ -32,6 +32,7 @@ from assessor.diagnose.rescale import (
 )
 from assessor.diagnose.reward import diagnose_reward
 from assessor.diagnose.run_state import run_state
+from assessor.diagnose.turn import diagnose_turn
 from assessor.run import Run
 
 # Signals whose reading every report carries, when the run logs them.
@@ -82,6 +83,7 @@ def diagnose(run: Run, now: float | None = None) -> Diagnostics:
                           instability, overoptimization, critic)
         for f in section.findings
     ]
+    findings.extend(diagnose_turn(ctx, evaluation))
     if gpu is not None:
         findings.extend(gpu.findings)
     if rescale is not None:

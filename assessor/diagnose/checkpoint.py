@@ -71,13 +71,16 @@ BREAKAGE_KINDS: dict[str, tuple[str, float]] = {
     "chosen_logps_collapse": ("the chosen completions' likelihood collapsed", 2.0),
     "policy_breakdown": ("KL, entropy, gradient norm and clipping left their levels together", 2.0),
     "critic_diverged": ("the critic diverged (it predicts the returns worse than a constant)", 2.0),
+    "turn_with_instruments": ("the reward or eval turned down as the policy's instruments left their course", 2.0),
 }
 CONFIRMED_BREAKAGE = 2.0
+FRESH_TURN = "turn_with_instruments"
 # A policy that sharpened (entropy collapsed) or sampled hotter (entropy lurched up) is broken only if quality
 # suffered: a held-out eval that rose after it says it did not. Divergence, runaway lengths and the rest break
 # generation whatever an eval shows.
 OVERRULED_BY_EVAL = frozenset(
-    {"entropy_collapse", "entropy_lurch", "kl_jump", "grad_norm_regime_change", "policy_breakdown"})
+    {"entropy_collapse", "entropy_lurch", "kl_jump", "grad_norm_regime_change", "policy_breakdown",
+     "turn_with_instruments"})
 AS_GOOD_ERRORS = 1.0
 STEP_BANDS = 2.0  # a drop in one step this many bands deep is a fall, not the start of a slide
 
@@ -111,10 +114,15 @@ def breakage_onset(findings: list[Finding]) -> tuple[int, str] | None:
     """
     onsets = sorted((f.steps[0], kind, breakage_weight(f)) for f in findings
                     if (kind := breakage_kind(f)) is not None and f.steps and breakage_weight(f) > 0)
-    if sum(weight for _, _, weight in onsets) < CONFIRMED_BREAKAGE:
+    # A fresh turn is dated by its own test: it neither confirms an earlier, weaker breakage nor moves a confirmed one.
+    others = [onset for onset in onsets if onset[1] != FRESH_TURN]
+    if sum(weight for _, _, weight in others) >= CONFIRMED_BREAKAGE:
+        step, kind, _ = others[0]
+        return step, BREAKAGE_KINDS[kind][0]
+    turn = next((onset for onset in onsets if onset[1] == FRESH_TURN), None)
+    if turn is None or turn[2] < CONFIRMED_BREAKAGE:
         return None
-    step, kind, _ = onsets[0]
-    return step, BREAKAGE_KINDS[kind][0]
+    return turn[0], BREAKAGE_KINDS[FRESH_TURN][0]
 
 
 @dataclass(frozen=True)
