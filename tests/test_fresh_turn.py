@@ -58,7 +58,7 @@ def test_a_latest_evaluation_down_with_instruments_turning_names_the_evaluation_
                       grad_norm=grad * (1 + 1.5 * after), **common)
     d = diagnose(turned)
     turn = next(f for f in d.findings if f.kind == "turn_with_instruments")
-    assert "at its latest evaluation, step 300" in turn.observation
+    assert "the latest evaluation of eval/reward_mean, 0.535 at step 300" in turn.observation
     verdict = decide(d, turned.checkpoints)
     assert verdict.decision == "rollback" and verdict.rollback_step == 275
     alone = make_run(tmp_path / "alone", completions__mean_length=length, grad_norm=grad, **common)

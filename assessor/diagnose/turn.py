@@ -140,9 +140,11 @@ def _eval_drop(ctx: Context, evaluation: EvalDiagnosis) -> _Drop | None:
         if held[-1] < len(values) - 3:
             continue
         top = int(held[-1])
-        return _Drop(int(steps[top]), f"{curve.metric} fell from {num(sign * peak)} (its best) to "
-                                      f"{num(sign * latest)} at its latest evaluation, step {int(steps[-1])} "
-                                      f"({(peak - latest) / unit:.1f} noise units)")
+        # One evaluation against the best: a comparison of its own, not the decline test's size, and named so.
+        return _Drop(int(steps[top]), f"the latest evaluation of {curve.metric}, {num(sign * latest)} at step "
+                                      f"{int(steps[-1])}, is {(peak - latest) / unit:.1f} eval-noise units under its "
+                                      f"best one so far, {num(sign * peak)} (a single evaluation against the best, not "
+                                      f"the decline test)")
     return None
 
 
