@@ -13,7 +13,7 @@ import pytest
 
 import assessor
 from assessor.errors import JudgeError
-from assessor.judge import evidence, prompts
+from assessor.judge import evidence, prompts, rules
 from assessor.judge.base import JudgeRequest
 from assessor.run import Sample
 from tests.conftest import EXAMPLES
@@ -397,8 +397,8 @@ def test_token_budget_of_the_bundled_examples(example, capsys):
     with capsys.disabled():
         print(f"\n{example}: system ≈ {system} tokens, user ≈ {user} tokens, total ≈ {system + user}")
     # The system prompt is the cached prefix (a tenth of the price per call); the legend of what a missing
-    # instrument hides moved there from every run's sheet.
-    assert 5_000 < system < 16_500
+    # instrument hides moved there from every run's sheet (grad norm, ratio clipping and loss joined it later).
+    assert 5_000 < system < 16_600
     assert 500 < user < 4_000
 
 
@@ -777,3 +777,18 @@ def test_step_time_changes_leave_out_stalls_the_periodic_stall_finding_already_d
     changes = next(line for line in summary.splitlines() if line.startswith("- step-time changes:"))
     assert "stall" not in changes and "earlier" not in changes
     assert "jump at 161 (203 → 236 s); jump at 175 (236 → 304 s)" in changes
+
+
+def test_not_visible_names_a_missing_gradient_norm_clipping_and_loss_without_lowering_confidence(tmp_path):
+    # Blind readers kept finding "loss: not logged" or "ratio clipping: not logged" elsewhere on the sheet but not in
+    # the "Not visible" list they copy into could_not_see.
+    steps = np.arange(200)
+    run = make_run(tmp_path / "bare", reward=0.3 + 0.2 * steps / 200 + ar1(3, 200, 0.3, 0.02),
+                   entropy=0.5 + ar1(4, 200, 0.3, 0.01))
+    d = assessor.diagnose(run)
+    names = [entry.split(":")[0] for entry in d.absent]
+    assert {"grad_norm", "ratio clipping", "loss"} <= set(names)
+    summary = prompts.summarize(JudgeRequest(run=run, diagnostics=d))
+    missing = next(line for line in summary.splitlines() if line.startswith("- not logged:"))
+    assert "grad_norm" in missing and "ratio clipping" in missing and "loss" in missing
+    assert rules._blind_spots(d) == len(d.absent) - 3

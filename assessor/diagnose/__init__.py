@@ -125,9 +125,16 @@ UNSEEN_WITHOUT = {
     "reward_std": "reward spread (how much learning signal each batch carries)",
     "entropy": "token entropy (collapse or blow-up of the sampling distribution)",
     "response_length_mean": "response length (length hacking, truncation)",
+    "grad_norm": "gradient norm (optimisation spikes, divergence)",
+    "ratio clipping": "clipped share of tokens (strain on the trust region)",
+    "loss": "training loss (NaN/inf, blow-ups)",
     NO_TIMINGS: "generation vs training time",
     NO_SAMPLES: "the text itself (coherence, repetition, language, format, hacks the scores cannot see)",
 }
+
+
+# Named among what a run does not show, but no instruments a verdict leans on: no judge lowers its confidence for them.
+SECONDARY_INSTRUMENTS = ("grad_norm:", "ratio clipping:", "loss:")
 
 
 def unseen_entry(name: str) -> str:
@@ -147,6 +154,12 @@ def _absent(ctx: Context, kl_reason: str | None) -> list[str]:
         if not run.has(metric) and not (metric == "reward_std" and (
                 run.has("advantage_std") or run.has("reward_group_std_mean"))):
             out.append(unseen_entry(metric))
+    if not run.has("grad_norm"):
+        out.append(unseen_entry("grad_norm"))
+    if not preference and not any(run.has(m) for m in ("clip_ratio_region", "clip_ratio_low", "clip_ratio_high")):
+        out.append(unseen_entry("ratio clipping"))
+    if not any(run.has(m) for m in ("loss", "pg_loss")):
+        out.append(unseen_entry("loss"))
     if not run.metric_names("eval"):
         judged_by = primary_reward(ctx) if preference else "training reward"
         out.append(f"held-out eval: none logged, so the best checkpoint is judged from {judged_by or 'training'} "

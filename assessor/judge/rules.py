@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from assessor.diagnose import SECONDARY_INSTRUMENTS
 from assessor.diagnose.checkpoint import BREAKAGE_KINDS, OVERRULED_BY_EVAL, breakage_kind
 from assessor.diagnose.components import names_the_task
 from assessor.diagnose.context import num
@@ -102,6 +103,15 @@ class _Weighed:
     def weight(self, findings: list[Finding], table: dict[str, float]) -> float:
         # A critical finding counts double: it is strong evidence on its own.
         return sum(table.get(_kind(f), 0.0) * (2.0 if f.severity == "critical" else 1.0) for f in findings)
+
+
+def _blind_spots(d: Diagnostics) -> int:
+    """How many missing instruments lower confidence: the ones a verdict leans on, not the secondary ones.
+
+    Reward spread, entropy, length, KL, a held-out eval, timings and samples count; gradient norm, clipping and loss,
+    which the sheet also names as not logged, do not.
+    """
+    return sum(1 for entry in d.absent if not entry.startswith(SECONDARY_INSTRUMENTS))
 
 
 class RulesJudge:
@@ -981,7 +991,7 @@ def _verdict(
     return Verdict(
         decision=decision, rollback_step=rollback_step if decision == "rollback" else None,
         rollback_checkpoint=rollback_checkpoint if decision == "rollback" else None,
-        confidence=round(max(0.3, min(0.95, confidence - 0.03 * len(d.absent))), 2),
+        confidence=round(max(0.3, min(0.95, confidence - 0.03 * _blind_spots(d))), 2),
         headline=headline, rationale=_rationale(d), evidence=[
             Evidence(signal=f.signal, observation=f.observation, steps=f.steps) for f in ordered[:8]],
         risks=risks[:6], recommended_actions=actions or [], could_not_see=list(d.absent),
