@@ -31,7 +31,9 @@ def kinds(run) -> set[str]:
 def test_a_fresh_reward_dip_with_entropy_and_grad_norm_turning_at_once_is_a_rollback_to_before_it(tmp_path):
     run = _run(tmp_path, "turned", dip=0.025, turn=True)
     d = diagnose(run)
-    assert "turn_with_instruments" in {f.kind for f in d.findings}
+    turn = next(f for f in d.findings if f.kind == "turn_with_instruments")
+    # Each instrument's move as a factor of the level it held: its levels are the table's and other findings' to give.
+    assert "entropy ×1." in turn.observation and "grad_norm ×2." in turn.observation
     verdict = decide(d, run.checkpoints)
     assert verdict.decision == "rollback" and verdict.rollback_step is not None
     assert 240 <= verdict.rollback_step <= ONSET

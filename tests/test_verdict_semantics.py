@@ -2271,7 +2271,8 @@ def test_instruments_leaving_their_levels_together_are_a_breakage_even_before_th
     plateau = 0.35 + 0.23 * np.minimum(1, steps / 800) + ar1(81, n, 0.3, 0.03)
     every = ("kl", "entropy", "grad_norm", "clip_ratio__region_mean")
     run = make_run(tmp_path / "broke", config={"max_steps": 3000}, **_coming_apart(n, onset, plateau, every))
-    assert "policy_breakdown" in {f.kind for f in diagnose(run).findings}
+    breakdown = next(f for f in diagnose(run).findings if f.kind == "policy_breakdown")
+    assert "→" not in breakdown.observation and "×" in breakdown.observation  # factors, not a second pair of levels
     v = verdict(run)
     assert v.decision == "rollback" and v.rollback_step is not None and 800 <= v.rollback_step < onset
     paying = plateau + 0.3 * np.clip((steps - onset) / (n - onset), 0, 1)

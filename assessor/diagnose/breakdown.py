@@ -16,7 +16,7 @@ import numpy as np
 
 from assessor.diagnose import robust
 from assessor.diagnose.clipping import clipped_fraction
-from assessor.diagnose.context import Context, finding, num
+from assessor.diagnose.context import Context, finding
 from assessor.diagnose.entropy import summed_over_sequence
 from assessor.diagnose.kl_reward import KL_MATERIAL, logged_per_nat, primary_reward
 from assessor.diagnose.models import Finding
@@ -60,7 +60,9 @@ def diagnose_breakdown(ctx: Context) -> list[Finding]:
     if len(cluster) < MIN_INSTRUMENTS or _reward_gained(ctx, cluster[0].step):
         return []
     onset = cluster[0].step
-    moves = "; ".join(f"{d.metric} {num(d.before)} → {num(d.now)} from step {d.step}" for d in cluster)
+    # Factors, not levels: its "now" is the latest points' median, which the table's smoothed peak need not reach, and
+    # two numbers for one curve's level read as a contradiction (a blind reader of holdout38).
+    moves = "; ".join(f"{d.metric} ×{d.now / d.before:.2g} from step {d.step}" for d in cluster)
     return [finding(
         "instability", "policy_breakdown", "warning",
         f"{len(cluster)} instruments left the levels they held within {cluster[-1].step - onset} steps of each other "

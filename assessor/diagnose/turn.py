@@ -72,12 +72,14 @@ def diagnose_turn(ctx: Context, evaluation: EvalDiagnosis) -> list[Finding]:
             continue
         # The breakage's onset is the first step logged after the level held (the step of the turn is still good).
         onset = min(int(t.first_after) for t in turned)
-        moves = "; ".join(f"{t.metric} {num(t.before)} → {num(t.after)}" for t in turned)
+        # Ratios, not levels: the table and the other findings already give each instrument's levels over their own
+        # windows, and a third pair of numbers for the same curve reads as a contradiction.
+        moves = ", ".join(_move(t) for t in turned)
         return [finding(
             "instability", "turn_with_instruments", "warning",
             f"{drop.text}, and {len(turned)} of the policy's instruments left the course they were on at the same "
-            f"time ({moves}, their levels before step {drop.step} and since): a breakage that has just begun, not "
-            f"a draw of the noise; the weights from step {drop.step} or before are the better model",
+            f"time ({moves}: the median since step {drop.step} over the level before it): a breakage that has just "
+            f"begun, not a draw of the noise; the weights from step {drop.step} or before are the better model",
             [onset])]
     return []
 
@@ -195,6 +197,13 @@ def _turned(metric: str, reading: Reading, onset: int) -> _Turned | None:
     if abs(off_level) < MATERIAL[metric] * abs(held):
         return None
     return _Turned(metric, held, level, int(steps[after][0]))
+
+
+def _move(turned: _Turned) -> str:
+    """How far an instrument moved, as a factor of the level it held (from zero: the level it reached)."""
+    if turned.before > 0 and turned.after > 0:
+        return f"{turned.metric} ×{turned.after / turned.before:.2g}"
+    return f"{turned.metric} {num(turned.before)} → {num(turned.after)}"
 
 
 def _material(ctx: Context, turned: _Turned) -> bool:
