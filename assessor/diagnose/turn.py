@@ -85,37 +85,48 @@ def diagnose_turn(ctx: Context, evaluation: EvalDiagnosis) -> list[Finding]:
 
 
 def _reward_drop(ctx: Context) -> _Drop | None:
-    """The most significant fall of the training reward that began in the latest fifth of the run, if any."""
+    """The most significant fall of the training reward that began in the latest fifth of the run, if any.
+
+    Every candidate start is tested at once from cumulative sums (the test of `robust.level_shift` on the points
+    after it against twice as many before it, at least five): O(n) in the logged points.
+    """
     metric = primary_reward(ctx)
     reading = ctx.book.get(metric) if metric else None
     if reading is None or reading.series.n < 4 * MIN_AFTER:
         return None
     series = reading.series
-    steps, n = series.steps, series.n
+    steps, values, n = series.steps, series.values, series.n
     recent = steps[-1] - RECENT_SHARE * (steps[-1] - steps[0])
-    best: tuple[float, int, robust.LevelShift] | None = None
-    for i in range(n - 1 - MIN_AFTER, 0, -1):
-        if steps[i] < recent:
-            break
-        after = np.zeros(n, dtype=bool)
-        after[i + 1:] = True
-        before = np.zeros(n, dtype=bool)
-        before[max(0, i + 1 - max(5, 2 * (n - i - 1))):i + 1] = True
-        shift = robust.level_shift(series, before, after)
-        if shift.t <= -REWARD_DROP_T and robust.material_drop(shift, series) and (best is None or shift.t < best[0]):
-            best = (shift.t, i, shift)
-    if best is None:
+    last = n - 1 - MIN_AFTER  # the latest candidate leaves MIN_AFTER points after it
+    first = max(1, int(np.searchsorted(steps, recent, side="left")))
+    if first > last:
         return None
-    t, i, shift = best
+    cands = np.arange(first, last + 1)
+    sums = np.concatenate(([0.0], np.cumsum(values, dtype=np.float64)))
+    n_after = n - 1 - cands
+    lo = np.maximum(0, cands + 1 - np.maximum(5, 2 * n_after))
+    n_before = cands + 1 - lo
+    after = (sums[n] - sums[cands + 1]) / n_after
+    before = (sums[cands + 1] - sums[lo]) / n_before
+    shrink = (1 - series.rho) / (1 + series.rho)
+    noise = max(series.scatter, robust.noise_floor(values))
+    error = noise * np.sqrt(1 / np.maximum(1.0, n_before * shrink) + 1 / np.maximum(1.0, n_after * shrink))
+    t = (after - before) / error
+    spread = float(np.percentile(values, 95) - np.percentile(values, 5))
+    material = before - after >= robust.MATERIAL_DROP * np.maximum(np.abs(before), spread)
+    ok = (t <= -REWARD_DROP_T) & material
+    if not ok.any():
+        return None
+    k = int(np.argmin(np.where(ok, t, np.inf)))
+    i = int(cands[k])
     # A fall from the top: the level before the turn within two standard errors of the best stretch of the run.
     width = max(3, robust.stretch_width(n))
-    means = np.convolve(series.values, np.ones(width) / width, mode="valid")
-    shrink = (1 - series.rho) / (1 + series.rho)
-    error = max(series.scatter, robust.noise_floor(series.values)) / math.sqrt(max(1.0, width * shrink))
-    if shift.before < float(np.max(means)) - TOP_ERRORS * error:
+    stretch_error = noise / math.sqrt(max(1.0, width * shrink))
+    if before[k] < float(np.max(robust.window_means(values, width))) - TOP_ERRORS * stretch_error:
         return None
-    return _Drop(int(steps[i]), f"{metric} fell from {num(shift.before)} to {num(shift.after)} over its latest "
-                                f"{n - i - 1} logged points, since step {int(steps[i])} ({-t:.1f} standard errors)")
+    return _Drop(int(steps[i]), f"{metric} fell from {num(float(before[k]))} to {num(float(after[k]))} over its "
+                                      f"latest {n - i - 1} logged points, since step {int(steps[i])} "
+                                      f"({-float(t[k]):.1f} standard errors)")
 
 
 def _eval_drop(ctx: Context, evaluation: EvalDiagnosis) -> _Drop | None:
