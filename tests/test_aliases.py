@@ -168,9 +168,11 @@ def test_listed_passthrough_keys_are_known_and_not_guessed(key):
 
 
 @pytest.mark.parametrize("key", ["reward/frac_flat_groups", "rewards/frac_zero_std", "reward/zero_std_frac",
-                                 "train/reward/no_spread_share"])
+                                 "train/reward/no_spread_share", "reward/frac_all_same", "rewards/zero_variance_frac",
+                                 "reward/same_score_groups"])
 def test_a_share_of_groups_that_scored_alike_is_the_zero_spread_fraction_not_a_reward_function(key):
-    # holdout13: a custom loop's `reward/frac_flat_groups` was read as a reward component's mean.
+    # holdout13: a custom loop's `reward/frac_flat_groups` was read as a reward component's mean (holdout37's blind
+    # readers met `reward/frac_all_same` listed as one).
     resolved = resolve(key)
     assert resolved is not None and resolved.metric == "reward_zero_std_frac"
 

@@ -792,3 +792,15 @@ def test_not_visible_names_a_missing_gradient_norm_clipping_and_loss_without_low
     missing = next(line for line in summary.splitlines() if line.startswith("- not logged:"))
     assert "grad_norm" in missing and "ratio clipping" in missing and "loss" in missing
     assert rules._blind_spots(d) == len(d.absent) - 3
+
+
+def test_a_zero_beta_beside_a_logged_kl_says_the_kl_is_measured_not_penalised(tmp_path):
+    # holdout37's readers met "beta: 0 (no KL term in the loss)" beside a rising KL row and could not tell which held.
+    steps = np.arange(200)
+    reward = 0.3 + 0.2 * steps / 200 + ar1(5, 200, 0.3, 0.02)
+    run = make_run(tmp_path / "kl", config={"beta": 0.0}, reward=reward, kl=0.01 + 0.0002 * steps)
+    setup = prompts.summarize(JudgeRequest(run=run, diagnostics=assessor.diagnose(run))).split("## Findings")[0]
+    assert "0 (no KL term in the loss; the KL logged is measured, not penalised)" in setup
+    bare = make_run(tmp_path / "no-kl", config={"beta": 0.0}, reward=reward)
+    bare_setup = prompts.summarize(JudgeRequest(run=bare, diagnostics=assessor.diagnose(bare))).split("## Findings")[0]
+    assert "0 (no KL term in the loss)" in bare_setup

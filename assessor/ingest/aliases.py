@@ -226,7 +226,9 @@ _SPACES_AROUND_SLASH = re.compile(r"\s*/\s*")
 _SPACES = re.compile(r"\s+")
 _SCALE_SUFFIX = re.compile(r"^(?P<base>.+)\((?P<scale>[0-9.]+e[-+]?\d+)\)$")
 # Names for the share of groups that all scored alike (no reward spread, no advantage).
-_ZERO_SPREAD = re.compile(r"zero[_-]?std|std[_-]?zero|flat[_-]?groups?|no[_-]?spread|identical[_-]?rewards?")
+_ZERO_SPREAD = re.compile(
+    r"zero[_-]?std|std[_-]?zero|zero[_-]?var(?:iance)?|no[_-]?variance|flat[_-]?groups?|no[_-]?spread|identical[_-]?rewards?"
+    r"|all[_-]?same|same[_-]?(?:score|reward)s?")
 # The share of groups whose completions all passed or all failed (`frac_solved_all_or_none`): the same quantity
 # for a pass/fail reward, whatever else the name says.
 _ALL_OR_NONE = re.compile(r"all[_-]?or[_-]?(?:none|nothing)")
