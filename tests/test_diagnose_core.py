@@ -311,6 +311,10 @@ def test_a_lasting_jump_that_later_went_back_is_not_said_to_have_never_come_back
     assert "did not come back" not in text and "come back down (0.0578 now)" in text
     still = _spike_findings("grad_norm", jump, last_step=1400, now=2.2)[0].observation
     assert "did not come back" in still
+    # Past the old level counts as back: holdout37's grad_norm jumped 0.243 -> 0.423 and has decayed to 0.05 since.
+    past = [Spike(step=100, value=0.423, level=0.243, size_noise=9.0, kind="regime_change")]
+    text = _spike_findings("grad_norm", past, last_step=820, now=0.05)[0].observation
+    assert "did not come back" not in text and "come back down (0.05 now)" in text
 
 
 def test_a_gradient_level_shift_that_later_went_back_says_so(tmp_path):
