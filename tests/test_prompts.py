@@ -804,3 +804,20 @@ def test_a_zero_beta_beside_a_logged_kl_says_the_kl_is_measured_not_penalised(tm
     bare = make_run(tmp_path / "no-kl", config={"beta": 0.0}, reward=reward)
     bare_setup = prompts.summarize(JudgeRequest(run=bare, diagnostics=assessor.diagnose(bare))).split("## Findings")[0]
     assert "0 (no KL term in the loss)" in bare_setup
+
+
+def test_an_entropy_that_fell_mostly_in_a_short_span_is_not_called_a_gradual_decline(tmp_path):
+    # Blind readers of holdouts 36 and 37 met "gradual decline" beside change points that put the fall in 20 steps.
+    steps = np.arange(400)
+    reward = 0.3 + 0.2 * steps / 400 + ar1(6, 400, 0.3, 0.02)
+    fast = 0.33 + 0.35 * np.exp(-steps / 12.0) + ar1(7, 400, 0.3, 0.005)
+    d = assessor.diagnose(run := make_run(tmp_path / "fast", reward=reward, entropy=fast))
+    assert d.entropy.pattern == "gradual_decline"
+    line = next(x for x in prompts.summarize(JudgeRequest(run=run, diagnostics=d)).splitlines()
+                if x.startswith("- entropy over the run:"))
+    assert "declined, most of it over steps" in line and "gradual" not in line
+    slow = 0.68 - 0.35 * steps / 400 + ar1(8, 400, 0.3, 0.005)
+    d = assessor.diagnose(run := make_run(tmp_path / "slow", reward=reward, entropy=slow))
+    line = next(x for x in prompts.summarize(JudgeRequest(run=run, diagnostics=d)).splitlines()
+                if x.startswith("- entropy over the run:"))
+    assert "gradual decline" in line

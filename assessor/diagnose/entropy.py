@@ -209,9 +209,12 @@ def _decline(reading: Reading) -> tuple[str, list[Finding]]:
             f"confident; watch for completions converging.",
             [onset, end],
         )]
+    # Fast but not far: most of the fall in a short span is no "gradual" decline (blind readers met the word beside
+    # change-point cliffs), though it stopped well short of a collapse.
+    pace = f", most of it over steps {onset}-{end}" if fast else " gradually"
     return "gradual_decline", [finding(
         "entropy", "entropy_gradual_decline", "info",
-        f"Entropy declined gradually from {num(s.start)} to {num(s.now)} ({pct}): the policy is sharpening, "
+        f"Entropy declined{pace} from {num(s.start)} to {num(s.now)} ({pct}): the policy is sharpening, "
         f"as expected while it learns.",
         [onset, end],
     )]

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from assessor.diagnose import NO_SAMPLES, UNSEEN_WITHOUT, unseen_entry
-from assessor.diagnose.entropy import entropy_summed
+from assessor.diagnose.entropy import FAST_SHARE, entropy_summed
 from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.kl_reward import coefficient_scaled, kl_not_drifting, kl_summed_over_sequence
 from assessor.diagnose.learning_signal import within_unit_range
@@ -519,7 +519,7 @@ def generation_values(d: Diagnostics, run: Run, scrub: Scrubber) -> dict[str, An
         "truncated_only": (clipped.now if ln.now is None and (clipped := d.signals.get("response_length_clip_ratio"))
                            else None),
         "entropy": None if en.pattern == "absent" else {
-            "pattern": en.pattern.replace("_", " "), "start": en.start, "now": en.now, "ln_vocab": en.ln_vocab,
+            "pattern": _entropy_pattern(d), "start": en.start, "now": en.now, "ln_vocab": en.ln_vocab,
             "summed": entropy_summed(run, en.start, en.now, en.ln_vocab)},
         "clipping": None if cl.level_now is None and not cl.exactly_zero else {
             "now": cl.level_now, "low": cl.low_now, "high": cl.high_now, "trend": cl.trend,
@@ -610,6 +610,18 @@ def best_values(
         "series": [{"first": s.first.step, "last": s.last.step, "count": s.count, "every": s.every}
                    for s in series(checkpoints, by_path=False)],
     }
+
+
+def _entropy_pattern(d: Diagnostics) -> str:
+    """The entropy pattern in words; a decline whose finding dates most of it to a short span says so, not "gradual"."""
+    pattern = d.entropy.pattern.replace("_", " ")
+    summary = d.signals.get("entropy")
+    found = next((f for f in d.entropy.findings if f.kind == "entropy_gradual_decline" and len(f.steps) == 2), None)
+    if d.entropy.pattern != "gradual_decline" or found is None or summary is None:
+        return pattern
+    onset, end = found.steps
+    span = max(1, summary.last_step - summary.first_step)
+    return f"declined, most of it over steps {onset}-{end}" if end - onset <= FAST_SHARE * span else pattern
 
 
 def gpu_values(d: Diagnostics) -> dict[str, Any] | None:
