@@ -518,7 +518,7 @@ def test_a_grpo_held_out_loss_row_says_it_is_the_surrogate_not_a_quality_measure
 
 
 def _not_established(text: str) -> set[str]:
-    return {m[1] for m in re.finditer(r"^\| ([^|]+?) \|.*\| not established \(", text, re.M)}
+    return {m[1] for m in re.finditer(r"^\| ([^|]+?) \|.*\| (?:up|down), not established \(", text, re.M)}
 
 
 @pytest.mark.parametrize("name", REAL_RUN_NAMES)
@@ -566,3 +566,13 @@ def test_entropy_said_to_stay_within_its_band_does(name):
         return
     start, now = (float(v) for v in re.search(rf"({NUM}) → ({NUM})", line).groups())
     assert 0.85 * start <= now <= 1.25 * start, line
+
+
+def test_a_move_the_trend_test_cannot_call_says_which_way_it_went():
+    """holdout37's readers read a bare "not established (+4.6)" beside "at its best" as a doubtful decline."""
+    rows = [(name, m) for name in REAL_RUN_NAMES
+            for m in re.finditer(r"\| (up|down), not established \(([+-][\d.]+)", user_text(name))]
+    assert rows  # some real runs have such a row
+    for name, m in rows:
+        assert (m[1] == "up") == (float(m[2]) > 0), (name, m[0])
+    assert not any(re.search(r"\| not established \(", user_text(name)) for name in REAL_RUN_NAMES)

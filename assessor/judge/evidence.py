@@ -497,12 +497,13 @@ def learning_values(d: Diagnostics, scrub: Scrubber) -> dict[str, Any]:
 
 
 def _as_the_table_reads(trend: str | None, s: SignalSummary | None) -> str | None:
-    """A trend word as the signals table writes it: "not established", never "flat", over three noise units.
+    """A trend word as the signals table writes it: "up/down, not established", never "flat", over three noise units.
 
-    A reader met "length 608 -> 1024 tokens, trend flat" beside the table's "not established (+3.7)".
+    A reader met "length 608 -> 1024 tokens, trend flat" beside the table's "not established (+3.7)"; another read a
+    bare "not established" beside "at its best" as a doubtful decline, so the direction is said too.
     """
     if trend == "flat" and s is not None and s.trend_change_noise is not None and abs(s.trend_change_noise) >= 3:
-        return "not established"
+        return f"{'up' if s.trend_change_noise > 0 else 'down'}, not established"
     return trend
 
 
