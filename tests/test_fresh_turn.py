@@ -73,3 +73,21 @@ def test_a_fresh_turn_neither_confirms_nor_moves_an_earlier_breakage():
     assert breakage_onset([weak, turn]) == (270, breakage_onset([turn])[1])  # dated by the turn, not the weak one
     strong = finding("kl", "kl_jump", "warning", "KL jumped", [120])
     assert breakage_onset([strong, turn])[0] == 120 and breakage_onset([strong])[0] == 120
+
+
+def test_between_two_evaluations_the_turn_starts_where_the_instruments_shifted(tmp_path):
+    # holdout38's OpenRLHF run: lengths ran away from step 262, the evaluation at 275 still scored as the best and the
+    # one at 300 fell; the weights at 275 were already turning, so the best point is the evaluation at 250.
+    evals = np.array([0.40, 0.45, 0.49, 0.52, 0.55, 0.565, 0.555, 0.57, 0.56, 0.575, 0.565, 0.535])
+    steps = np.arange(1, N + 1)
+    jump = (steps > 262).astype(float)
+    reward = 0.30 + 0.25 * np.minimum(1, steps / 200) + ar1(11, N, 0.3, 0.03)
+    length = (600 + 0.3 * steps + ar1(12, N, 0.3, 12)) * (1 + 0.6 * jump)
+    grad = np.exp(np.log(0.2) + ar1(13, N, 0.3, 0.08)) * (1 + 1.5 * jump)
+    run = make_run(tmp_path / "early", config={"max_steps": 1000}, eval_every=25, eval_values=evals, reward=reward,
+                   completions__mean_length=length, grad_norm=grad)
+    d = diagnose(run)
+    turn = next(f for f in d.findings if f.kind == "turn_with_instruments")
+    assert 250 < turn.steps[0] < 275
+    verdict = decide(d, run.checkpoints)
+    assert verdict.decision == "rollback" and verdict.rollback_step == 250

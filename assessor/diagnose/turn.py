@@ -51,6 +51,7 @@ class _Drop:
 
     step: int  # the last step of the level held: the turn begins after it
     text: str
+    earliest: int | None = None  # an evaluation's turn may have begun after the evaluation before it (sparse evals)
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,14 @@ def diagnose_turn(ctx: Context, evaluation: EvalDiagnosis) -> list[Finding]:
                   and _material(ctx, t)]
         if len(turned) < MIN_TURNED:
             continue
-        # The breakage's onset is the first step logged after the level held (the step of the turn is still good).
+        # The breakage's onset is the first step logged after the level held (the step of the turn is still good),
+        # or, between two evaluations, where a turned instrument's own lasting shift puts it, if that is earlier.
         onset = min(int(t.first_after) for t in turned)
+        if drop.earliest is not None:
+            shifts = [cp.step for t in turned if (summary := ctx.book.summary(t.metric)) is not None
+                      for cp in summary.change_points
+                      if drop.earliest < cp.step < drop.step and (cp.after - cp.before) * (t.after - t.before) > 0]
+            onset = min([onset, *shifts])
         # Ratios, not levels: the table and the other findings already give each instrument's levels over their own
         # windows, and a third pair of numbers for the same curve reads as a contradiction.
         moves = ", ".join(_move(t) for t in turned)
@@ -153,11 +160,12 @@ def _eval_drop(ctx: Context, evaluation: EvalDiagnosis) -> _Drop | None:
         if held[-1] < len(values) - 3:
             continue
         top = int(held[-1])
+        earlier = int(steps[top - 1]) if top > 0 else None
         # One evaluation against the best: a comparison of its own, not the decline test's size, and named so.
         return _Drop(int(steps[top]), f"the latest evaluation of {curve.metric}, {num(sign * latest)} at step "
                                       f"{int(steps[-1])}, is {(peak - latest) / unit:.1f} eval-noise units under its "
                                       f"best one so far, {num(sign * peak)} (a single evaluation against the best, not "
-                                      f"the decline test)")
+                                      f"the decline test)", earlier)
     return None
 
 
