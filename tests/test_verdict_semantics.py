@@ -2766,3 +2766,19 @@ def test_a_single_drop_two_evaluations_after_the_peak_does_not_call_the_peak_the
     run = with_evals(make_run(tmp_path, reward=reward, config={"max_steps": 1000}).path, "accuracy", 25, evals)
     drop = only_kind(diagnose(run).findings, "eval_latest_drop")
     assert "the evaluation before it" not in drop.observation and "at step 225" in drop.observation
+
+
+@pytest.mark.parametrize(("evals", "decision"), [
+    # A held-out split still setting clear new highs: the training prompts are learnt, the model is not done.
+    (np.array([0.41, 0.42, 0.44, 0.45, 0.47, 0.48, 0.50, 0.51, 0.53]), "continue"),
+    # The same saturated reward over an eval that stopped moving: nothing left to gain.
+    (np.array([0.41, 0.45, 0.47, 0.47, 0.468, 0.472, 0.469, 0.471, 0.47]), "stop"),
+])
+def test_a_saturated_reward_is_spent_unless_the_held_out_eval_still_sets_clear_new_highs(tmp_path, evals, decision):
+    # holdout39: an instruction-following reward at 0.97 from step 1 was stopped while its hard split rose 0.41 -> 0.52.
+    reward = np.clip(0.68 + 0.29 * (1 - np.exp(-STEPS / 50)) + ar1(47, N, 0.3, 0.008), 0, 1)
+    zero_spread = np.clip(reward ** 8 + ar1(48, N, 0.3, 0.02), 0, 1)
+    run = make_run(tmp_path, reward=reward, frac_reward_zero_std=zero_spread, kl=0.03 + ar1(49, N, 0.3, 0.001),
+                   eval_every=N // len(evals), eval_values=evals)
+    assert "reward_saturated" in {f.kind for f in diagnose(run).findings}
+    assert verdict(run).decision == decision
