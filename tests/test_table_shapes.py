@@ -169,3 +169,13 @@ def test_a_json_summary_is_skipped_with_its_reason(tmp_path):
     run = load_run(tmp_path)
     assert [s.path for s in run.sources] == ["log.jsonl"]
     assert any(i.startswith("run_summary.json: holds single values") for i in run.ignored)
+
+
+def test_a_held_out_row_whose_keys_already_say_eval_is_not_filed_under_eval_twice(tmp_path):
+    # holdout39: a loop writing {"split": "eval", "eval/gsm8k_test_acc": ...} was read as `eval/eval/gsm8k_test_acc`,
+    # so the sheet called one eval "too few for a table row" beside the table's row for the other name.
+    rows = [{"step": s, "reward_mean": 0.3 + s / 1000, "kl": 0.01} for s in range(1, 201)]
+    rows += [{"step": s, "split": "eval", "eval/gsm8k_test_acc": 0.5 + s / 2000, "math500_acc": 0.3}
+             for s in range(20, 201, 20)]
+    (tmp_path / "metrics.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    assert sorted(load_run(tmp_path).metric_names("eval")) == ["gsm8k_test_acc", "math500_acc"]

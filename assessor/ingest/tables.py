@@ -116,6 +116,16 @@ def names_held_out(key: str) -> bool:
     return bool(tokens) and (tokens[0] in _HELD_OUT_WORDS or tokens[:2] == ["held", "out"])
 
 
+def _under_kind(kind: str, key: str) -> str:
+    """A row's key filed under its kind (`eval` + `acc` -> `eval/acc`), unless the key already starts with it.
+
+    >>> _under_kind("eval", "gsm8k_acc"), _under_kind("eval", "eval/gsm8k_acc"), _under_kind("val", "Val_acc")
+    ('eval/gsm8k_acc', 'eval/gsm8k_acc', 'Val_acc')
+    """
+    tokens = words(key)
+    return key if tokens and tokens[0] == kind.lower() else f"{kind}/{key}"
+
+
 def kind_split(kind: str) -> SplitHint:
     """The split a row kind stands for: "eval" for held-out kinds (`val`, `eval_gsm8k`), else None."""
     word = kind.lower()
@@ -300,14 +310,14 @@ class RowTable:
         if layout.name is not None:
             metric = row[layout.name]
             if isinstance(metric, str) and metric.strip():
-                key = f"{kind}/{metric.strip()}" if kind is not None else metric.strip()
+                key = _under_kind(kind, metric.strip()) if kind is not None else metric.strip()
                 self.builder.add(number, key, row[layout.value] if layout.value is not None else None, hint)
             return
         if kind is None:
             self.builder.add_row(number, row, skip=layout.skip)
         else:
             self.builder.add_row(
-                number, {f"{kind}/{k}": v for k, v in row.items() if k not in layout.skip}, hint,
+                number, {_under_kind(kind, k): v for k, v in row.items() if k not in layout.skip}, hint,
             )
 
     def build(self) -> Built:
