@@ -439,7 +439,9 @@ def test_benchmark_and_reward_function_words_are_plain():
     for name in ("reward_component/ifeval_mean", "math_verify_reward", "eval/aime24_pass1", "rewards/len_penalty",
                  "success_rate",
                  # holdout34/35's readers: a gold reward model's win rate, agents' tool and environment counters
-                 "gold_winrate", "heldout_success", "tool_calls_per_episode", "env_error_rate", "explained_var"):
+                 "gold_winrate", "heldout_success", "tool_calls_per_episode", "env_error_rate", "explained_var",
+                 # holdout39's: majority voting, a language-consistency reward, difficulty buckets, uniform groups
+                 "maj_at_k", "lang_consistency_reward", "val-core/bucket_easy/acc/mean@1", "frac_uniform_groups"):
         assert plain(name), name
     assert not plain("eval/ignore_previous") and not plain("answer_continue_now")
 

@@ -46,6 +46,7 @@ _PLAIN_WORDS_TEXT = """
     ifeval aime amc humaneval mbpp gpqa mmlu olympiad olympiadbench livecodebench truthfulqa hellaswag arc
     verify verifier verified success solved solve win penalty bonus think tag tags repetition language overlong
     gold winrate heldout held tools call calls episode episodes turn turns env environment error errors sandbox
+    maj majority vote lang consistency consistent uniform groups group bucket easy medium hard core
     explained var variance return returns approx filtered filter group groups batch batches gen generation prompt
     prompts time timing perf throughput memory resolve resolved patch patches empty
 """
