@@ -13,7 +13,7 @@ SETS = ("real_runs", "synthetic", "holdout", "holdout2", "holdout3", "holdout4",
         "holdout8", "holdout9", "holdout10", "holdout11", "holdout12", "holdout13", "holdout14", "holdout15",
         "holdout16", "holdout17", "holdout18", "holdout19", "holdout20", "holdout21", "holdout22", "holdout23",
         "holdout24", "holdout25", "holdout26", "holdout27", "holdout28", "holdout29", "holdout30", "holdout31",
-        "holdout32", "holdout33", "holdout34", "holdout35", "holdout36", "holdout37", "holdout38")
+        "holdout32", "holdout33", "holdout34", "holdout35", "holdout36", "holdout37", "holdout38", "holdout39")
 
 
 def test_the_readme_needs_nothing_outside_the_repository():
