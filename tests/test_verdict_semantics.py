@@ -8,6 +8,7 @@ target), and runs that learn nothing; the real runs are read for findings that c
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import re
 
@@ -2782,3 +2783,17 @@ def test_a_saturated_reward_is_spent_unless_the_held_out_eval_still_sets_clear_n
                    eval_every=N // len(evals), eval_values=evals)
     assert "reward_saturated" in {f.kind for f in diagnose(run).findings}
     assert verdict(run).decision == decision
+
+
+@pytest.mark.parametrize(("key", "rescale"), [("eval_rm_score", True), ("eval_math_acc", False)])
+def test_a_held_out_pass_rate_that_steps_with_the_reward_says_the_model_changed_not_the_ruler(tmp_path, key, rescale):
+    # holdout39: a chat template changed at a relaunch; the reward stepped down in one update with KL, entropy and the
+    # gradient norm unbroken, and a held-out accuracy fell with it. A reward model's held-out scores step with a new
+    # reward model; a pass rate a verifier checks cannot.
+    _rescaled_run(tmp_path, broken=False)  # written to tmp_path; read again below with the evaluations added
+    log = tmp_path / "log.jsonl"
+    rows = [json.dumps({"step": s, key: (0.55 if s <= 400 else 0.35) + 0.002 * ((s // 50) % 3)})
+            for s in range(50, 601, 50)]
+    log.write_text(log.read_text(encoding="utf-8") + "\n".join(rows) + "\n", encoding="utf-8")
+    d = diagnose(load_run(tmp_path))
+    assert any(f.kind == "reward_rescaled" for f in d.findings) is rescale
