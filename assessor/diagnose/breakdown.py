@@ -10,6 +10,7 @@ model.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,12 +115,20 @@ def _departure(metric: str, reading: Reading, planned: int | None) -> _Departure
 
 def _material(ctx: Context, departure: _Departure) -> bool:
     """A rise to a level that matters: a KL that is more than about zero, a clipped fraction that strains."""
-    if departure.metric == "kl":
+    return level_matters(ctx, departure.metric, departure.now, {"clip_ratio_region": CLIP_MATERIAL})
+
+
+def level_matters(ctx: Context, metric: str, level: float, floors: Mapping[str, float]) -> bool:
+    """Whether an instrument's level is one that matters.
+
+    A KL above about zero in the run's own KL units; any other at or above its floor in `floors` (an instrument
+    without one always matters).
+    """
+    if metric == "kl":
         per_nat = logged_per_nat(ctx)
-        return per_nat is None or departure.now >= KL_MATERIAL * per_nat
-    if departure.metric == "clip_ratio_region":
-        return departure.now >= CLIP_MATERIAL
-    return True
+        return per_nat is None or level >= KL_MATERIAL * per_nat
+    floor = floors.get(metric)
+    return floor is None or level >= floor
 
 
 def _largest_cluster(departures: list[_Departure], span: int) -> list[_Departure]:

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from assessor.diagnose import robust
+from assessor.diagnose.breakdown import level_matters
 from assessor.diagnose.clipping import clipped_fraction
 from assessor.diagnose.context import Context, finding, num
 from assessor.diagnose.entropy import summed_over_sequence
 from assessor.diagnose.evaluation import LOWER_IS_BETTER
-from assessor.diagnose.kl_reward import KL_MATERIAL, logged_per_nat, primary_reward
+from assessor.diagnose.kl_reward import primary_reward
 from assessor.diagnose.models import EvalDiagnosis, Finding
 from assessor.diagnose.signals import Reading
 
@@ -227,11 +228,5 @@ def _move(turned: _Turned) -> str:
 
 def _material(ctx: Context, turned: _Turned) -> bool:
     """A level that matters where it went: a KL more than about zero, a clipped or truncated share that counts."""
-    if turned.metric == "kl":
-        per_nat = logged_per_nat(ctx)
-        return per_nat is None or turned.after >= KL_MATERIAL * per_nat
-    if turned.metric == "clip_ratio_region":
-        return turned.after >= CLIP_MATERIAL
-    if turned.metric == "response_length_clip_ratio":
-        return turned.after >= TRUNCATION_MATERIAL
-    return True
+    return level_matters(ctx, turned.metric, turned.after,
+                         {"clip_ratio_region": CLIP_MATERIAL, "response_length_clip_ratio": TRUNCATION_MATERIAL})
