@@ -134,7 +134,7 @@ UNSEEN_WITHOUT = {
 
 
 # Named among what a run does not show, but no instruments a verdict leans on: no judge lowers its confidence for them.
-SECONDARY_INSTRUMENTS = ("grad_norm:", "ratio clipping:", "loss:")
+SECONDARY_INSTRUMENTS = ("grad_norm", "ratio clipping", "loss")
 
 
 def unseen_entry(name: str) -> str:

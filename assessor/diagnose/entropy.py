@@ -178,13 +178,17 @@ def _blow_up(reading: Reading, ln_vocab: float | None) -> list[Finding]:
                     [onset, s.peak_step])]
 
 
+def fell_fast(onset: int, end: int, first_step: int, last_step: int) -> bool:
+    """Most of a fall within a fifth of the logged span (`FAST_SHARE`): fast, whether or not it went far."""
+    return end - onset <= FAST_SHARE * max(1, last_step - first_step)
+
+
 def _decline(reading: Reading) -> tuple[str, list[Finding]]:
     """Collapse (fast, or to a tiny fraction of the start) or the gradual decline training is expected to show."""
     s = reading.summary
     ratio = s.now / s.start
     onset, end = _fall_span(reading)
-    span = max(1, s.last_step - s.first_step)
-    fast = (end - onset) <= FAST_SHARE * span
+    fast = fell_fast(onset, end, s.first_step, s.last_step)
     pct = f"{num(ratio * 100)}% of its start"
     if ratio <= COLLAPSE_GONE or (ratio <= COLLAPSE_FAST and fast):
         severity: Severity = "warning" if ratio <= COLLAPSE_GONE else "watch"

@@ -303,6 +303,15 @@ def _accuracy_like(metric: str) -> bool:
         w in metric.lower() for w in (*_NOT_QUALITY_WORDS, "format")))
 
 
+def checked_against_answers(metric: str) -> bool:
+    """A held-out score a verifier checks against answers, not one a reward model gives.
+
+    An accuracy, a pass rate or an exact match: `heldout/math_acc`, `val/pass@1`, `eval/exact_match`.
+    """
+    return _accuracy_like(metric) or _pass_rate_name(metric) or bool(
+        _tokens(metric) & {"exact", "em", "solved", "correct"})
+
+
 def diagnose_eval(ctx: Context) -> EvalDiagnosis:
     """Peak, now, decline from the peak in noise units, and divergence from training reward, per eval series."""
     metrics = quality_metrics(ctx)

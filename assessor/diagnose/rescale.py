@@ -13,7 +13,6 @@ reward, the trained weights lost at a resume.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
@@ -21,6 +20,7 @@ import numpy as np
 
 from assessor.diagnose import robust
 from assessor.diagnose.context import finding, num
+from assessor.diagnose.evaluation import checked_against_answers
 from assessor.diagnose.models import Finding
 from assessor.run import Run
 
@@ -88,24 +88,13 @@ def reward_rescale(run: Run, scan: RewardSteps | None) -> Rescale | None:
     for i, step, witnesses in _unbroken(run, scan, scan.found):
         before, after = scan.levels(i)
         evals = _stepped_evals(run, step, after - before)
-        if any(_checked_not_scored(metric) for metric in evals):
-            continue  # a held-out pass rate moved with it: the model changed, not the ruler
+        if any(checked_against_answers(metric) for metric in evals):
+            # A reward model swapped mid-run moves its own scores, on training and held-out prompts alike; it cannot
+            # move a pass rate a verifier checks: the model changed there, not the ruler (a chat template changed at
+            # a relaunch, in holdout39).
+            continue
         return Rescale(step, before, after, tuple(witnesses), tuple(evals), tuple(_stepped_rewards(run, step, scan.k)))
     return None
-
-
-# Words of a held-out measure checked against answers (a pass rate, an accuracy), not scored by a reward model.
-_CHECKED = re.compile(r"(?:^|[/_.-])(?:acc|accuracy|pass|pass1|exact|em|solved|correct)(?:$|[/_.@-])", re.IGNORECASE)
-
-
-def _checked_not_scored(metric: str) -> bool:
-    """A held-out series whose score is checked against answers (`heldout/math_acc`, `val/pass@1`).
-
-    A reward model swapped mid-run moves its own scores, on training and held-out prompts alike; it cannot move a
-    pass rate that a verifier checks. So a held-out accuracy that stepped with the reward says the model changed there
-    (a chat template changed at a relaunch, in holdout39), and the step is no new ruler.
-    """
-    return bool(_CHECKED.search(metric))
 
 
 def _unbroken(run: Run, scan: RewardSteps, found: list[int]) -> Iterator[tuple[int, int, list[str]]]:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from assessor.diagnose import NO_SAMPLES, UNSEEN_WITHOUT, unseen_entry
-from assessor.diagnose.entropy import FAST_SHARE, entropy_summed
+from assessor.diagnose.entropy import entropy_summed, fell_fast
 from assessor.diagnose.evaluation import LOWER_IS_BETTER
 from assessor.diagnose.kl_reward import coefficient_scaled, kl_not_drifting, kl_summed_over_sequence
 from assessor.diagnose.learning_signal import within_unit_range
@@ -621,8 +621,8 @@ def _entropy_pattern(d: Diagnostics) -> str:
     if d.entropy.pattern != "gradual_decline" or found is None or summary is None:
         return pattern
     onset, end = found.steps
-    span = max(1, summary.last_step - summary.first_step)
-    return f"declined, most of it over steps {onset}-{end}" if end - onset <= FAST_SHARE * span else pattern
+    fast = fell_fast(onset, end, summary.first_step, summary.last_step)
+    return f"declined, most of it over steps {onset}-{end}" if fast else pattern
 
 
 def gpu_values(d: Diagnostics) -> dict[str, Any] | None:

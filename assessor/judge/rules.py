@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from assessor.diagnose import SECONDARY_INSTRUMENTS
+from assessor.diagnose import SECONDARY_INSTRUMENTS, unseen_entry
 from assessor.diagnose.checkpoint import BREAKAGE_KINDS, OVERRULED_BY_EVAL, breakage_kind
 from assessor.diagnose.components import names_the_task
 from assessor.diagnose.context import num
@@ -115,7 +115,8 @@ def _blind_spots(d: Diagnostics) -> int:
     Reward spread, entropy, length, KL, a held-out eval, timings and samples count; gradient norm, clipping and loss,
     which the sheet also names as not logged, do not.
     """
-    return sum(1 for entry in d.absent if not entry.startswith(SECONDARY_INSTRUMENTS))
+    secondary = {unseen_entry(name) for name in SECONDARY_INSTRUMENTS}
+    return sum(1 for entry in d.absent if entry not in secondary)
 
 
 class RulesJudge:
@@ -298,13 +299,14 @@ def _holds_gain(c: EvalCurve) -> bool:
 EVAL_VISIBLE_RISE = 2.0  # noise units across the recent window: a rise a reader sees, if the test cannot call it
 
 
-def _eval_still_climbing(d: Diagnostics) -> bool:
+def _eval_still_climbing(d: Diagnostics, clear: bool = False) -> bool:
     """A held-out eval still setting new highs: the training reward's plateau is not the model's.
 
     Clear new highs, or an eval that climbed over the run, scores its highest yet at its latest evaluation and
     moved up a visible `EVAL_VISIBLE_RISE` noise units across its recent window (too few evaluations for the trend
     test to call it): a held-out score still going up is not shown spent, whatever the training reward does (a
-    hotter sampling schedule holds the training pass rate down while the greedy eval keeps rising).
+    hotter sampling schedule holds the training pass rate down while the greedy eval keeps rising). With `clear`,
+    only clear new highs or a clear rise by quarters count (`_eval_climbing`).
     """
     def rising_still(c: EvalCurve) -> bool:
         window = d.signals.get(c.metric)
@@ -312,7 +314,7 @@ def _eval_still_climbing(d: Diagnostics) -> bool:
         return (c.climbed and c.now_step == c.peak_step and moved is not None and math.isfinite(moved)
                 and moved >= EVAL_VISIBLE_RISE)
 
-    return any((_eval_climbing(c) or rising_still(c)) and c.decline_noise < 1.0 for c in d.eval.curves)
+    return any((_eval_climbing(c) or (not clear and rising_still(c))) and c.decline_noise < 1.0 for c in d.eval.curves)
 
 
 def _sort(d: Diagnostics) -> _Weighed:
@@ -342,7 +344,7 @@ def _sort(d: Diagnostics) -> _Weighed:
                 kind == "reward_no_progress" and (not _long_run(d) or _learning_anyway(d))) and not (
                 kind in SPENT_UNLESS_LEARNING and _learning_anyway(d)) and not (
                 kind in SPENT_UNLESS_EVAL_CLIMBING and _eval_still_climbing(d)) and not (
-                kind in SPENT_UNLESS_EVAL_SETS_HIGHS and _eval_sets_highs(d)) and not (
+                kind in SPENT_UNLESS_EVAL_SETS_HIGHS and _eval_still_climbing(d, clear=True)) and not (
                 kind == "signal_thinning" and f.severity == "watch") and not (
                 kind in HELD_OUT_FLAT and (_early_in_budget(d) or _flat_too_short_for_plan(d, f))):
             spent.append(f)
@@ -513,11 +515,6 @@ def _eval_climbing(curve: EvalCurve) -> bool:
     with the quarter before as well.
     """
     return curve.new_high_noise >= 1.0 or curve.recent_rise_noise >= EVAL_RISE_ERRORS
-
-
-def _eval_sets_highs(d: Diagnostics) -> bool:
-    """A held-out curve clearly still climbing (`_eval_climbing`) and not down from its best."""
-    return any(_eval_climbing(c) and c.decline_noise < 1.0 for c in d.eval.curves)
 
 
 def _eval_stands_still(d: Diagnostics) -> EvalCurve | None:
